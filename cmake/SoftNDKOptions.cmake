@@ -1,0 +1,14 @@
+# Project-wide compiler settings: warnings as errors and optional sanitizers.
+# Every SoftNDK target links softndk_warnings (directly or transitively).
+
+add_library(softndk_warnings INTERFACE)
+target_compile_options(softndk_warnings INTERFACE -Wall -Wextra -Werror)
+
+# SOFTNDK_SANITIZE is a comma-separated -fsanitize= list ("address,undefined",
+# "thread"); the CMake presets set it. Applied globally so that every object,
+# including header self-checks, is instrumented the same way.
+set(SOFTNDK_SANITIZE "" CACHE STRING "Sanitizers to build with, e.g. address,undefined or thread")
+if(SOFTNDK_SANITIZE)
+  add_compile_options(-fsanitize=${SOFTNDK_SANITIZE} -fno-omit-frame-pointer -fno-sanitize-recover=all)
+  add_link_options(-fsanitize=${SOFTNDK_SANITIZE})
+endif()

@@ -1,0 +1,278 @@
+/*
+ * ntdef.h - SoftNDK user-mode stand-in for the WDK's base type header.
+ *
+ * Windows is LLP64; Linux x86-64 is LP64. Every width below is chosen so that
+ * structures declared with these types have the same x64 layout on Linux as
+ * on Windows:
+ *   - ULONG/LONG are 32-bit (never `unsigned long`/`long`, which are 64-bit
+ *     on Linux and would silently break every NDK struct);
+ *   - ULONG_PTR/SIZE_T/LONG_PTR are pointer-sized;
+ *   - BOOLEAN is one byte, not C++ `bool`;
+ *   - NTSTATUS is a signed 32-bit value (errors are negative).
+ *
+ * One deliberate difference: WCHAR is the platform wchar_t (4 bytes on Linux,
+ * 2 on Windows), so that unchanged consumer code using L"..." literals with
+ * UNICODE_STRING compiles. No NDK structure contains a WCHAR.
+ *
+ * Compiles as C11 and as C++20, alone or after <sys/socket.h>.
+ */
+#ifndef _NTDEF_
+#define _NTDEF_
+
+#include <stddef.h>
+#include <stdint.h>
+#include <wchar.h>
+
+#include <sal.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- Calling conventions and storage-class keywords (all no-ops on Linux x86-64). */
+#ifndef NTAPI
+#define NTAPI
+#endif
+#ifndef NTSYSAPI
+#define NTSYSAPI
+#endif
+#ifndef NTKERNELAPI
+#define NTKERNELAPI
+#endif
+#ifndef NTHALAPI
+#define NTHALAPI
+#endif
+#ifndef __stdcall
+#define __stdcall
+#endif
+#ifndef __cdecl
+#define __cdecl
+#endif
+#ifndef __fastcall
+#define __fastcall
+#endif
+#ifndef FORCEINLINE
+#define FORCEINLINE static inline __attribute__((always_inline))
+#endif
+#ifndef DECLSPEC_ALIGN
+#define DECLSPEC_ALIGN(x) __attribute__((aligned(x)))
+#endif
+#ifndef DECLSPEC_NOINLINE
+#define DECLSPEC_NOINLINE __attribute__((noinline))
+#endif
+#ifndef DECLSPEC_NORETURN
+#define DECLSPEC_NORETURN __attribute__((noreturn))
+#endif
+#ifndef DECLSPEC_CACHEALIGN
+#define DECLSPEC_CACHEALIGN DECLSPEC_ALIGN(64)
+#endif
+#ifndef DECLSPEC_SELECTANY
+#define DECLSPEC_SELECTANY __attribute__((weak))
+#endif
+#ifndef DUMMYSTRUCTNAME
+#define DUMMYSTRUCTNAME
+#endif
+#ifndef DUMMYUNIONNAME
+#define DUMMYUNIONNAME
+#endif
+
+#ifndef VOID
+#define VOID void
+#endif
+#ifndef CONST
+#define CONST const
+#endif
+#ifndef IN
+#define IN
+#endif
+#ifndef OUT
+#define OUT
+#endif
+#ifndef OPTIONAL
+#define OPTIONAL
+#endif
+#ifndef UNALIGNED
+#define UNALIGNED
+#endif
+
+/* ---- Integer types with their Windows (LLP64) widths. */
+typedef char CHAR;
+typedef int16_t SHORT;
+typedef int32_t LONG;
+typedef int32_t INT;
+typedef unsigned char UCHAR;
+typedef uint16_t USHORT;
+typedef uint32_t ULONG;
+typedef uint32_t UINT;
+typedef int16_t CSHORT;
+typedef uint8_t BYTE;
+typedef uint16_t WORD;
+typedef uint32_t DWORD;
+typedef int64_t LONGLONG;
+typedef uint64_t ULONGLONG;
+typedef int64_t LONG64;
+typedef uint64_t ULONG64;
+typedef uint64_t DWORD64;
+typedef int8_t INT8;
+typedef int16_t INT16;
+typedef int32_t INT32;
+typedef int64_t INT64;
+typedef uint8_t UINT8;
+typedef uint16_t UINT16;
+typedef uint32_t UINT32;
+typedef uint64_t UINT64;
+typedef intptr_t LONG_PTR;
+typedef uintptr_t ULONG_PTR;
+typedef intptr_t INT_PTR;
+typedef uintptr_t UINT_PTR;
+typedef ULONG_PTR SIZE_T;
+typedef LONG_PTR SSIZE_T;
+typedef ULONG_PTR DWORD_PTR;
+typedef wchar_t WCHAR;
+typedef UCHAR BOOLEAN;
+typedef BOOLEAN *PBOOLEAN;
+typedef ULONG LOGICAL;
+typedef ULONG *PLOGICAL;
+
+typedef void *PVOID;
+typedef void *HANDLE;
+typedef HANDLE *PHANDLE;
+typedef CHAR *PCHAR;
+typedef CHAR *PSTR;
+typedef const CHAR *PCSTR;
+typedef CHAR *PSZ;
+typedef const CHAR *PCSZ;
+typedef UCHAR *PUCHAR;
+typedef SHORT *PSHORT;
+typedef USHORT *PUSHORT;
+typedef LONG *PLONG;
+typedef ULONG *PULONG;
+typedef LONGLONG *PLONGLONG;
+typedef ULONGLONG *PULONGLONG;
+typedef ULONG64 *PULONG64;
+typedef UINT32 *PUINT32;
+typedef UINT64 *PUINT64;
+typedef ULONG_PTR *PULONG_PTR;
+typedef SIZE_T *PSIZE_T;
+typedef WCHAR *PWCHAR;
+typedef WCHAR *PWCH;
+typedef WCHAR *PWSTR;
+typedef const WCHAR *PCWSTR;
+typedef WCHAR *NWPSTR;
+
+#ifndef TRUE
+#define TRUE 1
+#endif
+#ifndef FALSE
+#define FALSE 0
+#endif
+
+#define MAXUCHAR 0xff
+#define MAXUSHORT 0xffff
+#define MAXULONG 0xffffffffU
+#define MAXLONG 0x7fffffff
+#define MINLONG ((LONG)0x80000000)
+#define MAXLONGLONG ((LONGLONG)0x7fffffffffffffffLL)
+#define MAXULONG_PTR (~((ULONG_PTR)0))
+#define MAXSIZE_T ((SIZE_T)~((SIZE_T)0))
+
+/* ---- NTSTATUS and its classification macros. */
+typedef LONG NTSTATUS;
+typedef NTSTATUS *PNTSTATUS;
+
+/* Success and informational codes are >= 0; warnings (0x8...) and errors (0xC...)
+ * are negative as 32-bit signed values. STATUS_PENDING counts as success, so
+ * callers test `== STATUS_PENDING` before NT_SUCCESS. */
+#define NT_SUCCESS(Status) (((NTSTATUS)(Status)) >= 0)
+#define NT_INFORMATION(Status) ((((ULONG)(Status)) >> 30) == 1)
+#define NT_WARNING(Status) ((((ULONG)(Status)) >> 30) == 2)
+#define NT_ERROR(Status) ((((ULONG)(Status)) >> 30) == 3)
+
+/* ---- 64-bit integers as unions (consumers use .QuadPart, .LowPart, .HighPart). */
+typedef union _LARGE_INTEGER {
+    struct {
+        ULONG LowPart;
+        LONG HighPart;
+    } DUMMYSTRUCTNAME;
+    struct {
+        ULONG LowPart;
+        LONG HighPart;
+    } u;
+    LONGLONG QuadPart;
+} LARGE_INTEGER, *PLARGE_INTEGER;
+
+typedef union _ULARGE_INTEGER {
+    struct {
+        ULONG LowPart;
+        ULONG HighPart;
+    } DUMMYSTRUCTNAME;
+    struct {
+        ULONG LowPart;
+        ULONG HighPart;
+    } u;
+    ULONGLONG QuadPart;
+} ULARGE_INTEGER, *PULARGE_INTEGER;
+
+typedef LARGE_INTEGER PHYSICAL_ADDRESS, *PPHYSICAL_ADDRESS;
+
+/* ---- GUID (guiddef.h). */
+#ifndef GUID_DEFINED
+#define GUID_DEFINED
+typedef struct _GUID {
+    ULONG Data1;
+    USHORT Data2;
+    USHORT Data3;
+    UCHAR Data4[8];
+} GUID;
+#endif
+typedef GUID *LPGUID;
+typedef const GUID *LPCGUID;
+typedef GUID IID;
+#ifndef __cplusplus
+#define REFGUID const GUID *const
+#else
+#define REFGUID const GUID &
+#endif
+
+/* ---- Doubly and singly linked lists (inline helpers live in wdm.h). */
+typedef struct _LIST_ENTRY {
+    struct _LIST_ENTRY *Flink;
+    struct _LIST_ENTRY *Blink;
+} LIST_ENTRY, *PLIST_ENTRY, *PRLIST_ENTRY;
+
+typedef struct _SINGLE_LIST_ENTRY {
+    struct _SINGLE_LIST_ENTRY *Next;
+} SINGLE_LIST_ENTRY, *PSINGLE_LIST_ENTRY;
+
+/* ---- Counted strings. Length and MaximumLength are in bytes, not characters. */
+typedef struct _UNICODE_STRING {
+    USHORT Length;
+    USHORT MaximumLength;
+    PWCH Buffer;
+} UNICODE_STRING, *PUNICODE_STRING;
+typedef const UNICODE_STRING *PCUNICODE_STRING;
+
+typedef struct _STRING {
+    USHORT Length;
+    USHORT MaximumLength;
+    PCHAR Buffer;
+} STRING, ANSI_STRING, *PSTRING, *PANSI_STRING;
+
+/* ---- Offsets and containers. */
+#define FIELD_OFFSET(type, field) ((LONG)offsetof(type, field))
+#define RTL_FIELD_SIZE(type, field) (sizeof(((type *)0)->field))
+#define RTL_SIZEOF_THROUGH_FIELD(type, field) (FIELD_OFFSET(type, field) + RTL_FIELD_SIZE(type, field))
+#define RTL_NUMBER_OF(a) (sizeof(a) / sizeof((a)[0]))
+#define ARRAYSIZE(a) RTL_NUMBER_OF(a)
+#define CONTAINING_RECORD(address, type, field) \
+    ((type *)((PCHAR)(address) - (ULONG_PTR)offsetof(type, field)))
+
+#define UNREFERENCED_PARAMETER(P) ((void)(P))
+#define DBG_UNREFERENCED_PARAMETER(P) ((void)(P))
+#define DBG_UNREFERENCED_LOCAL_VARIABLE(V) ((void)(V))
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* _NTDEF_ */

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Installs the Debian packages SoftNDK builds with, and nothing that is already
+# there. Safe to run any number of times. Needs root or sudo only when something
+# is missing.
+set -euo pipefail
+
+packages=(
+  g++ cmake ninja-build pkg-config
+  libboost1.81-dev   # Boost.Asio 1.26; Boost 1.74's Asio does not build as C++20 with g++ 12
+  libspdlog-dev libfmt-dev libcli11-dev
+  catch2             # v2, run through CTest
+  zlib1g-dev         # crc32() for the RoCEv2 ICRC (emulator/wire)
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "install-deps: all ${#packages[@]} packages present"
+  exit 0
+fi
+
+echo "install-deps: installing ${missing[*]}"
+sudo=()
+[ "$(id -u)" -eq 0 ] || sudo=(sudo)
+export DEBIAN_FRONTEND=noninteractive
+"${sudo[@]}" apt-get update -q
+"${sudo[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}"

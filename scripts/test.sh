@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# The test suite: installs missing packages, configures, builds and runs every
+# test through CTest.
+#   scripts/test.sh              the default (optimised) build
+#   scripts/test.sh asan-ubsan   the same tests under ASan+UBSan
+#   scripts/test.sh tsan         the threaded tests under TSan
+set -euo pipefail
+cd "$(dirname "$0")/.."
+preset="${1:-default}"
+
+scripts/install-deps.sh
+cmake --preset "$preset"
+cmake --build --preset "$preset"
+ctest --preset "$preset"
