@@ -1,0 +1,357 @@
+// Dispatcher objects: events, waits, delays. The design (one process-wide dispatcher lock,
+// waiters in a table outside the event, the signal handed to waiters under the lock) and the
+// reason a KEVENT may live on the waiter's stack are explained in wdm.h above KEVENT.
+#include <sched.h>
+
+#include <array>
+#include <atomic>
+#include <condition_variable>
+#include <mutex>
+#include <optional>
+#include <thread>
+
+#include <spdlog/fmt/fmt.h>
+
+#include "wdk_internal.hpp"
+
+namespace softndk::wdk {
+namespace {
+
+static_assert(sizeof(KEVENT) == 24, "KEVENT must keep Windows' x64 size");
+static_assert(offsetof(KEVENT, Header.SignalState) == 4);
+static_assert(offsetof(KEVENT, Header.WaitListHead) == 8);
+static_assert(sizeof(KWAIT_BLOCK) == 48, "KWAIT_BLOCK must keep Windows' x64 size");
+
+// A thread blocked in KeWaitFor*; lives on that thread's stack. Every member is guarded by
+// Dispatcher::lock. Its KWAIT_BLOCKs (Count of them) point back here through ->Thread.
+struct Waiter {
+    std::condition_variable wake;
+    WAIT_TYPE type = WaitAny;
+    ULONG count = 0;
+    PKWAIT_BLOCK blocks = nullptr;
+    bool satisfied = false;
+    NTSTATUS status = STATUS_TIMEOUT;
+};
+
+// The process-wide dispatcher lock and the wait blocks of all waiting threads, hashed on
+// the object's address. Every SignalState change happens under `lock`.
+struct Dispatcher {
+    static constexpr size_t kBucketBits = 6;
+    std::mutex lock;
+    std::array<LIST_ENTRY, size_t{1} << kBucketBits> buckets;
+
+    Dispatcher() {
+        for (LIST_ENTRY &head : buckets) {
+            head.Flink = head.Blink = &head;
+        }
+    }
+
+    LIST_ENTRY &bucket_of(const void *object) {
+        const auto address = reinterpret_cast<uintptr_t>(object);
+        return buckets[((address >> 3) * 0x9E3779B97F4A7C15ULL) >> (64 - kBucketBits)];
+    }
+};
+
+Dispatcher &dispatcher() {
+    // Deliberately leaked: waits may run while static destructors do.
+    static Dispatcher *const instance = new Dispatcher;
+    return *instance;
+}
+
+void insert_tail(LIST_ENTRY &head, LIST_ENTRY &entry) {
+    entry.Flink = &head;
+    entry.Blink = head.Blink;
+    head.Blink->Flink = &entry;
+    head.Blink = &entry;
+}
+
+void unlink(LIST_ENTRY &entry) {
+    entry.Blink->Flink = entry.Flink;
+    entry.Flink->Blink = entry.Blink;
+    entry.Flink = entry.Blink = nullptr;
+}
+
+std::atomic_ref<LONG> signal_state(PRKEVENT event) {
+    return std::atomic_ref<LONG>(event->Header.SignalState);
+}
+
+bool is_signalled(PRKEVENT event) {
+    return signal_state(event).load(std::memory_order_relaxed) != 0;
+}
+
+bool is_synchronization(PRKEVENT event) {
+    return event->Header.Type == SynchronizationEvent;
+}
+
+// Validates that `object` is an event (the only dispatcher object SoftNDK has).
+PRKEVENT as_event(PVOID object, const char *caller) {
+    auto *event = static_cast<PRKEVENT>(object);
+    if (event == nullptr) {
+        fatal(fmt::format("{}: the dispatcher object is NULL", caller));
+    }
+    if (event->Header.Type > SynchronizationEvent) {
+        fatal(
+            fmt::format("{}: object {} is not a KEVENT (DISPATCHER_HEADER.Type {}); SoftNDK's "
+                        "dispatcher objects are events only",
+                        caller, object, event->Header.Type));
+    }
+    return event;
+}
+
+PRKEVENT block_event(const KWAIT_BLOCK &block) {
+    return static_cast<PRKEVENT>(block.Object);
+}
+
+// Wakes `waiter` with `status` and takes all its wait blocks out of the table. The waiter
+// reads the result only after it re-acquires the dispatcher lock.
+void satisfy(Waiter &waiter, NTSTATUS status) {
+    for (ULONG i = 0; i < waiter.count; ++i) {
+        unlink(waiter.blocks[i].WaitListEntry);
+    }
+    waiter.satisfied = true;
+    waiter.status = status;
+    waiter.wake.notify_one();
+}
+
+// WaitAll: is every object signalled, counting `being_set` as signalled?
+bool all_signalled(const Waiter &waiter, PRKEVENT being_set) {
+    for (ULONG i = 0; i < waiter.count; ++i) {
+        PRKEVENT event = block_event(waiter.blocks[i]);
+        if (event != being_set && !is_signalled(event)) return false;
+    }
+    return true;
+}
+
+// WaitAll satisfied: consume every synchronization event except `being_set` (whose signal
+// the caller never publishes).
+void consume_all(const Waiter &waiter, PRKEVENT being_set) {
+    for (ULONG i = 0; i < waiter.count; ++i) {
+        PRKEVENT event = block_event(waiter.blocks[i]);
+        if (event != being_set && is_synchronization(event)) {
+            signal_state(event).store(0, std::memory_order_relaxed);
+        }
+    }
+}
+
+// The wait's condition checked on entry, under the lock.
+std::optional<NTSTATUS> satisfy_at_once(ULONG count, PRKEVENT const *events, WAIT_TYPE type) {
+    if (type == WaitAny) {
+        for (ULONG i = 0; i < count; ++i) {
+            if (is_signalled(events[i])) {
+                if (is_synchronization(events[i])) {
+                    signal_state(events[i]).store(0, std::memory_order_relaxed);
+                }
+                return STATUS_WAIT_0 + static_cast<NTSTATUS>(i);
+            }
+        }
+        return std::nullopt;
+    }
+    for (ULONG i = 0; i < count; ++i) {
+        if (!is_signalled(events[i])) return std::nullopt;
+    }
+    for (ULONG i = 0; i < count; ++i) {
+        if (is_synchronization(events[i])) {
+            signal_state(events[i]).store(0, std::memory_order_relaxed);
+        }
+    }
+    return STATUS_SUCCESS;
+}
+
+// Windows' rule: waits above DISPATCH_LEVEL, or at DISPATCH_LEVEL with a timeout other than
+// zero, bug-check.
+void check_wait_irql(const char *caller, const LARGE_INTEGER *timeout, const void *object) {
+    const KIRQL irql = KeGetCurrentIrql();
+    const bool polls = timeout != nullptr && timeout->QuadPart == 0;
+    if (irql > DISPATCH_LEVEL || (irql == DISPATCH_LEVEL && !polls)) {
+        bugcheck(IRQL_NOT_LESS_OR_EQUAL, reinterpret_cast<ULONG_PTR>(object), irql, 0, 0,
+                 fmt::format("{} at IRQL {} {}", caller, irql,
+                             irql > DISPATCH_LEVEL ? "(above DISPATCH_LEVEL)"
+                                                   : "with a timeout other than 0"));
+    }
+}
+
+NTSTATUS wait(ULONG count, PRKEVENT const *events, WAIT_TYPE type, const LARGE_INTEGER *timeout,
+              PKWAIT_BLOCK blocks) {
+    const Deadline deadline = deadline_from_timeout(timeout);
+    Dispatcher &d = dispatcher();
+    std::unique_lock guard(d.lock);
+    if (auto status = satisfy_at_once(count, events, type)) return *status;
+    if (deadline.kind == Deadline::Kind::kPoll) return STATUS_TIMEOUT;
+
+    Waiter waiter;
+    waiter.type = type;
+    waiter.count = count;
+    waiter.blocks = blocks;
+    for (ULONG i = 0; i < count; ++i) {
+        KWAIT_BLOCK &block = blocks[i];
+        block = KWAIT_BLOCK{};
+        block.WaitType = static_cast<UCHAR>(type);
+        block.WaitKey = static_cast<USHORT>(i);
+        block.Thread = &waiter;
+        block.Object = events[i];
+        insert_tail(d.bucket_of(events[i]), block.WaitListEntry);
+    }
+    while (!waiter.satisfied) {
+        if (deadline.kind == Deadline::Kind::kInfinite) {
+            waiter.wake.wait(guard);
+        } else if (waiter.wake.wait_until(guard, deadline.at) == std::cv_status::timeout &&
+                   !waiter.satisfied) {
+            for (ULONG i = 0; i < count; ++i) {
+                unlink(blocks[i].WaitListEntry);
+            }
+            return STATUS_TIMEOUT;
+        }
+    }
+    return waiter.status;
+}
+
+}  // namespace
+}  // namespace softndk::wdk
+
+namespace wdk = softndk::wdk;
+
+extern "C" {
+
+VOID NTAPI KeInitializeEvent(PRKEVENT Event, EVENT_TYPE Type, BOOLEAN State) {
+    if (Type != NotificationEvent && Type != SynchronizationEvent) {
+        wdk::fatal(fmt::format("KeInitializeEvent: invalid EVENT_TYPE {}", static_cast<int>(Type)));
+    }
+    Event->Header.Type = static_cast<UCHAR>(Type);
+    Event->Header.Reserved1 = 0;
+    Event->Header.Size = sizeof(KEVENT) / sizeof(LONG);
+    Event->Header.Reserved2 = 0;
+    Event->Header.WaitListHead.Flink = Event->Header.WaitListHead.Blink =
+        &Event->Header.WaitListHead;
+    wdk::signal_state(Event).store(State ? 1 : 0, std::memory_order_relaxed);
+}
+
+LONG NTAPI KeSetEvent(PRKEVENT Event, KPRIORITY Increment, BOOLEAN Wait) {
+    (void)Increment;
+    (void)Wait;
+    PRKEVENT event = wdk::as_event(Event, "KeSetEvent");
+    wdk::Dispatcher &d = wdk::dispatcher();
+    std::lock_guard guard(d.lock);
+    const LONG previous = wdk::signal_state(event).load(std::memory_order_relaxed);
+    // Already signalled: no thread can be waiting for this event alone (it would have been
+    // satisfied), and a WaitAll waiter gains nothing from a second signal.
+    if (previous != 0) return previous;
+    const bool synchronization = wdk::is_synchronization(event);
+
+    LIST_ENTRY &head = d.bucket_of(event);
+    LIST_ENTRY *next = nullptr;
+    for (LIST_ENTRY *link = head.Flink; link != &head; link = next) {
+        next = link->Flink;
+        const KWAIT_BLOCK *block = CONTAINING_RECORD(link, KWAIT_BLOCK, WaitListEntry);
+        if (block->Object != event) continue;
+        auto *waiter = static_cast<wdk::Waiter *>(block->Thread);
+        NTSTATUS status;
+        if (waiter->type == WaitAny) {
+            status = STATUS_WAIT_0 + block->WaitKey;
+        } else if (wdk::all_signalled(*waiter, event)) {
+            wdk::consume_all(*waiter, event);
+            status = STATUS_SUCCESS;
+        } else {
+            continue;
+        }
+        // satisfy() unlinks all of this waiter's blocks; keep `next` on a block that stays.
+        while (next != &head &&
+               CONTAINING_RECORD(next, KWAIT_BLOCK, WaitListEntry)->Thread == waiter) {
+            next = next->Flink;
+        }
+        wdk::satisfy(*waiter, status);
+        // A synchronization event goes to exactly one waiter and stays unsignalled.
+        if (synchronization) return previous;
+    }
+    // The last access to *Event: from here on the caller's waiters may free it.
+    wdk::signal_state(event).store(1, std::memory_order_release);
+    return previous;
+}
+
+LONG NTAPI KeResetEvent(PRKEVENT Event) {
+    PRKEVENT event = wdk::as_event(Event, "KeResetEvent");
+    std::lock_guard guard(wdk::dispatcher().lock);
+    return wdk::signal_state(event).exchange(0, std::memory_order_relaxed);
+}
+
+VOID NTAPI KeClearEvent(PRKEVENT Event) {
+    PRKEVENT event = wdk::as_event(Event, "KeClearEvent");
+    std::lock_guard guard(wdk::dispatcher().lock);
+    wdk::signal_state(event).store(0, std::memory_order_relaxed);
+}
+
+LONG NTAPI KeReadStateEvent(PRKEVENT Event) {
+    return wdk::signal_state(Event).load(std::memory_order_acquire);
+}
+
+NTSTATUS NTAPI KeWaitForSingleObject(PVOID Object, KWAIT_REASON WaitReason,
+                                     KPROCESSOR_MODE WaitMode, BOOLEAN Alertable,
+                                     PLARGE_INTEGER Timeout) {
+    (void)WaitReason;
+    (void)WaitMode;
+    (void)Alertable;
+    wdk::check_wait_irql("KeWaitForSingleObject", Timeout, Object);
+    PRKEVENT event = wdk::as_event(Object, "KeWaitForSingleObject");
+    KWAIT_BLOCK block;
+    return wdk::wait(1, &event, WaitAny, Timeout, &block);
+}
+
+NTSTATUS NTAPI KeWaitForMultipleObjects(ULONG Count, PVOID Object[], WAIT_TYPE WaitType,
+                                        KWAIT_REASON WaitReason, KPROCESSOR_MODE WaitMode,
+                                        BOOLEAN Alertable, PLARGE_INTEGER Timeout,
+                                        PKWAIT_BLOCK WaitBlockArray) {
+    (void)WaitReason;
+    (void)WaitMode;
+    (void)Alertable;
+    if (Count > MAXIMUM_WAIT_OBJECTS ||
+        (Count > THREAD_WAIT_OBJECTS && WaitBlockArray == nullptr)) {
+        wdk::bugcheck(MAXIMUM_WAIT_OBJECTS_EXCEEDED, Count,
+                      reinterpret_cast<ULONG_PTR>(WaitBlockArray), 0, 0,
+                      fmt::format("KeWaitForMultipleObjects: {} objects need a WaitBlockArray "
+                                  "above THREAD_WAIT_OBJECTS ({}) and are limited to "
+                                  "MAXIMUM_WAIT_OBJECTS ({})",
+                                  Count, THREAD_WAIT_OBJECTS, MAXIMUM_WAIT_OBJECTS));
+    }
+    if (Count == 0 || Object == nullptr) {
+        wdk::fatal("KeWaitForMultipleObjects: no objects to wait for");
+    }
+    if (WaitType != WaitAll && WaitType != WaitAny) {
+        wdk::fatal(fmt::format("KeWaitForMultipleObjects: WaitType {} is not WaitAll or WaitAny",
+                               static_cast<int>(WaitType)));
+    }
+    wdk::check_wait_irql("KeWaitForMultipleObjects", Timeout, Object[0]);
+    std::array<PRKEVENT, MAXIMUM_WAIT_OBJECTS> events;
+    for (ULONG i = 0; i < Count; ++i) {
+        events[i] = wdk::as_event(Object[i], "KeWaitForMultipleObjects");
+    }
+    std::array<KWAIT_BLOCK, THREAD_WAIT_OBJECTS> thread_blocks;
+    PKWAIT_BLOCK blocks = WaitBlockArray != nullptr ? WaitBlockArray : thread_blocks.data();
+    return wdk::wait(Count, events.data(), WaitType, Timeout, blocks);
+}
+
+NTSTATUS NTAPI KeDelayExecutionThread(KPROCESSOR_MODE WaitMode, BOOLEAN Alertable,
+                                      PLARGE_INTEGER Interval) {
+    (void)WaitMode;
+    (void)Alertable;
+    const KIRQL irql = KeGetCurrentIrql();
+    if (irql > APC_LEVEL) {
+        wdk::bugcheck(IRQL_NOT_LESS_OR_EQUAL, reinterpret_cast<ULONG_PTR>(Interval), irql, 0, 0,
+                      fmt::format("KeDelayExecutionThread at IRQL {} (above APC_LEVEL)", irql));
+    }
+    if (Interval == nullptr) wdk::fatal("KeDelayExecutionThread: Interval is NULL");
+    const wdk::Deadline deadline = wdk::deadline_from_timeout(Interval);
+    switch (deadline.kind) {
+        case wdk::Deadline::Kind::kPoll:
+            sched_yield();
+            break;
+        case wdk::Deadline::Kind::kAt:
+            std::this_thread::sleep_until(deadline.at);
+            break;
+        case wdk::Deadline::Kind::kInfinite:
+            for (;;) {
+                std::this_thread::sleep_for(std::chrono::hours(24));
+            }
+    }
+    return STATUS_SUCCESS;
+}
+
+}  // extern "C"

@@ -1,0 +1,116 @@
+// Per-thread IRQL bookkeeping and spin locks.
+#include <wdm.h>
+
+#include <atomic>
+#include <thread>
+
+#include <catch2/catch.hpp>
+
+#include "death.hpp"
+
+TEST_CASE("irql: raise and lower stay balanced, per thread") {
+    CHECK(KeGetCurrentIrql() == PASSIVE_LEVEL);
+    KIRQL old_passive;
+    KeRaiseIrql(APC_LEVEL, &old_passive);
+    CHECK(old_passive == PASSIVE_LEVEL);
+    CHECK(KeGetCurrentIrql() == APC_LEVEL);
+    const KIRQL old_apc = KeRaiseIrqlToDpcLevel();
+    CHECK(old_apc == APC_LEVEL);
+    CHECK(KeGetCurrentIrql() == DISPATCH_LEVEL);
+
+    KIRQL other_thread = HIGH_LEVEL;
+    std::thread([&] { other_thread = KeGetCurrentIrql(); }).join();
+    CHECK(other_thread == PASSIVE_LEVEL);
+
+    KIRQL same;
+    KeRaiseIrql(DISPATCH_LEVEL, &same);  // raising to the current level is allowed
+    CHECK(same == DISPATCH_LEVEL);
+    KeLowerIrql(old_apc);
+    CHECK(KeGetCurrentIrql() == APC_LEVEL);
+    KeLowerIrql(old_passive);
+    CHECK(KeGetCurrentIrql() == PASSIVE_LEVEL);
+}
+
+TEST_CASE("irql: raising below or lowering above the current IRQL bug-checks") {
+    auto child = softndk::test::run_in_child([] {
+        KIRQL old;
+        KeRaiseIrql(DISPATCH_LEVEL, &old);
+        KeRaiseIrql(APC_LEVEL, &old);
+    });
+    CHECK(child.aborted());
+    CHECK_THAT(child.err, Catch::Contains("IRQL_NOT_GREATER_OR_EQUAL"));
+
+    child = softndk::test::run_in_child([] { KeLowerIrql(DISPATCH_LEVEL); });
+    CHECK(child.aborted());
+    CHECK_THAT(child.err, Catch::Contains("IRQL_NOT_LESS_OR_EQUAL"));
+}
+
+TEST_CASE("spin lock: KeAcquireSpinLock raises to DISPATCH_LEVEL, release restores") {
+    KSPIN_LOCK lock = 0;  // zeroed is initialised
+    KIRQL old;
+    KeAcquireSpinLock(&lock, &old);
+    CHECK(old == PASSIVE_LEVEL);
+    CHECK(KeGetCurrentIrql() == DISPATCH_LEVEL);
+    CHECK(KeTestSpinLock(&lock) == FALSE);
+    KeReleaseSpinLock(&lock, old);
+    CHECK(KeGetCurrentIrql() == PASSIVE_LEVEL);
+    CHECK(KeTestSpinLock(&lock) == TRUE);
+    CHECK(lock == 0);
+}
+
+TEST_CASE("spin lock: the DPC-level variants do not touch the IRQL") {
+    KSPIN_LOCK lock;
+    KeInitializeSpinLock(&lock);
+    const KIRQL old = KeRaiseIrqlToDpcLevel();
+    KeAcquireSpinLockAtDpcLevel(&lock);
+    CHECK(KeGetCurrentIrql() == DISPATCH_LEVEL);
+    bool other_got_it = true;
+    std::thread([&] { other_got_it = KeTryToAcquireSpinLockAtDpcLevel(&lock) != FALSE; }).join();
+    CHECK_FALSE(other_got_it);
+    KeReleaseSpinLockFromDpcLevel(&lock);
+    CHECK(KeTryToAcquireSpinLockAtDpcLevel(&lock) == TRUE);
+    KeReleaseSpinLockFromDpcLevel(&lock);
+    KeLowerIrql(old);
+}
+
+TEST_CASE("spin lock: mutual exclusion between two threads") {
+    constexpr int kIterations = 100'000;
+    KSPIN_LOCK lock;
+    KeInitializeSpinLock(&lock);
+    long counter = 0;  // plain: only the lock orders the increments
+    std::atomic<bool> irql_ok{true};
+    auto work = [&] {
+        for (int i = 0; i < kIterations; ++i) {
+            KIRQL old;
+            KeAcquireSpinLock(&lock, &old);
+            const long seen = counter;
+            counter = seen + 1;
+            if (KeGetCurrentIrql() != DISPATCH_LEVEL) irql_ok = false;
+            KeReleaseSpinLock(&lock, old);
+        }
+    };
+    std::thread first(work);
+    std::thread second(work);
+    first.join();
+    second.join();
+    CHECK(counter == 2L * kIterations);
+    CHECK(irql_ok.load());
+}
+
+TEST_CASE("spin lock: re-acquiring an owned lock or releasing a free one bug-checks") {
+    auto child = softndk::test::run_in_child([] {
+        KSPIN_LOCK lock = 0;
+        KIRQL old;
+        KeAcquireSpinLock(&lock, &old);
+        KeAcquireSpinLockAtDpcLevel(&lock);
+    });
+    CHECK(child.aborted());
+    CHECK_THAT(child.err, Catch::Contains("SPIN_LOCK_ALREADY_OWNED"));
+
+    child = softndk::test::run_in_child([] {
+        KSPIN_LOCK lock = 0;
+        KeReleaseSpinLock(&lock, PASSIVE_LEVEL);
+    });
+    CHECK(child.aborted());
+    CHECK_THAT(child.err, Catch::Contains("SPIN_LOCK_NOT_OWNED"));
+}
