@@ -1,0 +1,236 @@
+// wake.hpp - the doorbell wake protocol (hw_interface.hpp section 7).
+//
+// "Shadow doorbell + event index", as SPDK and siw do it. Each direction has a
+// futex word (WakeWord::device_sleeping, WakeWord::host_sleeping) written by
+// both sides:
+//
+//   sleeper (one thread per word)          waker (any thread, after publishing work)
+//   ----------------------------------     ------------------------------------------
+//   announce_sleep(): word = 1             publish the work (ring barrier, release)
+//       + full fence           ---- A      claim_sleeper(): full fence        ---- B
+//   re-check for work; found -> word = 0       if word == 0: peer is awake, done
+//   FUTEX_WAIT(word, 1, timeout)               exchange(word, 0) == 1 -> FUTEX_WAKE
+//   word = 0 (cancel_sleep)
+//
+// Why no wake-up is lost: fences A and B are sequentially consistent, so of
+// "sleeper stores 1 then loads the work" and "waker stores the work then loads
+// the word" at least one load sees the other side's store. Either the sleeper
+// sees the work and does not sleep, or the waker sees 1 and wakes it; FUTEX_WAIT
+// compares the word with 1 atomically in the kernel, so a wake that lands before
+// the sleeper is inside the kernel turns into an immediate return. The waker
+// clears the word with an exchange, so of several concurrent wakers only one
+// makes the system call, and a peer that is awake (polling) costs a waker one
+// fence and one load of a shared cache line: no system call.
+//
+// The futexes are process-SHARED (no FUTEX_PRIVATE_FLAG): in daemon mode the
+// word lives in a memfd mapped by two processes, at different addresses.
+//
+// On this VM a cross-core wake costs ~25 us and a cache-line hand-off
+// 50-200 ns (shared/reference/perf-anchors.md A.2), so a sleeper first spins
+// for a bounded budget (SpinPolicy) and only then sleeps.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <climits>
+#include <cstdint>
+
+#include "softndk/hw_interface.hpp"
+
+namespace softndk {
+
+static_assert(std::atomic_ref<uint32_t>::is_always_lock_free);
+
+// ---------------------------------------------------------------------------
+// CPU and kernel primitives
+// ---------------------------------------------------------------------------
+inline void cpu_relax() noexcept {
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    asm volatile("yield" ::: "memory");
+#endif
+}
+
+// The StoreLoad fence of the protocol (A and B above). ThreadSanitizer does not
+// model standalone fences (g++ warns with -Wtsan) but executes them; the races
+// it checks are on the ring words, which are ordered by acquire/release.
+#pragma GCC diagnostic push
+#if defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 11
+#pragma GCC diagnostic ignored "-Wtsan"
+#endif
+inline void wake_fence() noexcept {
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+}
+#pragma GCC diagnostic pop
+
+enum class FutexWait : uint8_t {
+    kWoken,         // FUTEX_WAKE (or a spurious wake-up)
+    kValueChanged,  // *word != expected on entry
+    kTimedOut,
+    kInterrupted,  // signal
+    kFailed,       // EFAULT/EINVAL/ENOSYS: a bug, not a wake-up
+};
+
+inline constexpr std::chrono::nanoseconds kWaitForever = std::chrono::nanoseconds::max();
+
+// FUTEX_WAIT (shared) while *word == expected, for at most `timeout`
+// (kWaitForever: no limit; <= 0: return at once).
+FutexWait futex_wait(uint32_t &word, uint32_t expected, std::chrono::nanoseconds timeout) noexcept;
+// FUTEX_WAKE (shared); returns the number of threads woken (or -1).
+int futex_wake(uint32_t &word, int waiters = INT_MAX) noexcept;
+
+// ---------------------------------------------------------------------------
+// Protocol steps
+// ---------------------------------------------------------------------------
+
+// Sleeper: "wake me", then fence A. The caller must re-check for work next.
+inline void announce_sleep(hw::CacheLineU32 &word) noexcept {
+    std::atomic_ref(word.value).store(1, std::memory_order_relaxed);
+    wake_fence();
+}
+
+// Sleeper: awake again (work found, woken, or timed out).
+inline void cancel_sleep(hw::CacheLineU32 &word) noexcept {
+    std::atomic_ref(word.value).store(0, std::memory_order_relaxed);
+}
+
+// Waker, after publishing work: fence B, then true iff the peer announced
+// sleep and this caller won the right to wake it (the word is now 0).
+inline bool claim_sleeper(hw::CacheLineU32 &word) noexcept {
+    wake_fence();
+    std::atomic_ref w(word.value);
+    if (w.load(std::memory_order_relaxed) == 0) return false;
+    return w.exchange(0, std::memory_order_relaxed) != 0;
+}
+
+// ---------------------------------------------------------------------------
+// Policy and counters
+// ---------------------------------------------------------------------------
+
+// Spin (with cpu_relax) until work appears, max_spins polls have been made or
+// max_spin_time has passed (checked every 64 polls), whichever comes first;
+// then sleep. A zero in either field disables spinning. The default spins for
+// about one cross-core wake (~25 us here): a peer that answers within that
+// time costs no system call on either side, and one that does not costs at
+// most twice the optimum (the ski-rental bound). Spinning only pays while the
+// peer runs on another vCPU: when both share one (a loaded machine) each spin
+// is wasted, and a caller that knows it should use never().
+struct SpinPolicy {
+    uint32_t max_spins = 1u << 16;
+    std::chrono::nanoseconds max_spin_time{25'000};
+
+    static constexpr SpinPolicy never() { return {0, std::chrono::nanoseconds{0}}; }
+};
+
+// Per Sleeper/Waker object; plain fields, read by the owning thread or after
+// joining it. Sum them for per-context totals.
+struct WakeCounters {
+    // Waker side.
+    uint64_t wakes_issued = 0;   // FUTEX_WAKE system calls
+    uint64_t wakes_avoided = 0;  // notify() found the peer awake: no system call
+    // Sleeper side.
+    uint64_t spin_hits = 0;       // work found while spinning
+    uint64_t sleeps = 0;          // FUTEX_WAIT system calls
+    uint64_t sleeps_avoided = 0;  // re-check after announce_sleep() found work
+    uint64_t timeouts = 0;        // wait() returned without work
+};
+
+// ---------------------------------------------------------------------------
+// The two sides
+// ---------------------------------------------------------------------------
+
+// Rings the peer's wake word. Call notify() after every publish of work the
+// peer may be sleeping on (one per batch is enough).
+class Waker {
+  public:
+    explicit Waker(hw::CacheLineU32 &sleeping) noexcept : word_(&sleeping) {}
+
+    // Returns true if a FUTEX_WAKE was issued.
+    bool notify() noexcept {
+        if (!claim_sleeper(*word_)) {
+            ++counters_.wakes_avoided;
+            return false;
+        }
+        futex_wake(word_->value);
+        ++counters_.wakes_issued;
+        return true;
+    }
+
+    const WakeCounters &counters() const noexcept { return counters_; }
+
+  private:
+    hw::CacheLineU32 *word_;
+    WakeCounters counters_;
+};
+
+// Waits for work on its own wake word. `has_work` is a predicate that loads the
+// shared state with acquire (e.g. a ring's owner byte or producer); it is
+// called many times and must have no side effects beyond that.
+class Sleeper {
+  public:
+    explicit Sleeper(hw::CacheLineU32 &sleeping, SpinPolicy policy = {}) noexcept
+        : word_(&sleeping), policy_(policy) {}
+
+    void set_policy(SpinPolicy policy) noexcept { policy_ = policy; }
+    const SpinPolicy &policy() const noexcept { return policy_; }
+    const WakeCounters &counters() const noexcept { return counters_; }
+
+    // Spin, then sleep until has_work() is true or `timeout` has passed.
+    // Returns has_work()'s last answer.
+    template <class Pred>
+    bool wait(Pred &&has_work, std::chrono::nanoseconds timeout = kWaitForever) {
+        if (has_work()) return true;
+        const auto start = std::chrono::steady_clock::now();
+        if (spin(has_work, start)) {
+            ++counters_.spin_hits;
+            return true;
+        }
+        for (;;) {
+            std::chrono::nanoseconds left = kWaitForever;
+            if (timeout != kWaitForever) {
+                left = timeout - (std::chrono::steady_clock::now() - start);
+                if (left <= std::chrono::nanoseconds::zero()) {
+                    ++counters_.timeouts;
+                    return false;
+                }
+            }
+            if (sleep_once(has_work, left)) return true;
+        }
+    }
+
+    // One protocol step: announce, re-check, FUTEX_WAIT for at most `timeout`,
+    // cancel. Returns has_work() after waking.
+    template <class Pred>
+    bool sleep_once(Pred &&has_work, std::chrono::nanoseconds timeout) {
+        announce_sleep(*word_);
+        if (has_work()) {
+            cancel_sleep(*word_);
+            ++counters_.sleeps_avoided;
+            return true;
+        }
+        ++counters_.sleeps;
+        futex_wait(word_->value, 1, timeout);
+        cancel_sleep(*word_);
+        return has_work();
+    }
+
+  private:
+    template <class Pred>
+    bool spin(Pred &has_work, std::chrono::steady_clock::time_point start) {
+        if (policy_.max_spin_time <= std::chrono::nanoseconds::zero()) return false;
+        for (uint32_t i = 0; i < policy_.max_spins; ++i) {
+            cpu_relax();
+            if (has_work()) return true;
+            if ((i & 63) == 63 && std::chrono::steady_clock::now() - start >= policy_.max_spin_time)
+                return false;
+        }
+        return false;
+    }
+
+    hw::CacheLineU32 *word_;
+    SpinPolicy policy_;
+    WakeCounters counters_;
+};
+
+}  // namespace softndk
