@@ -1,0 +1,642 @@
+// hw_interface.hpp - the SoftNDK virtual RNIC's hardware interface.
+//
+// This header IS the contract between the provider (the "driver") and the
+// emulator (the "device"). docs/prm.md is its programmer's reference manual and
+// follows it section by section. Everything here either lives in memory shared
+// by the two sides or travels over the command channel, so every struct is:
+//   - fixed-size, built from fixed-width types, with explicit reserved fields;
+//   - trivially copyable and standard layout, with size and every polled
+//     offset pinned by static_assert;
+//   - free of pointers: shared memory is mapped at different addresses in the
+//     provider and in a daemon-mode device, so references are offsets/indices.
+//
+// The device trusts NOTHING it reads from shared memory: every index, length,
+// opcode and token read from a ring is validated, and a bad value becomes an
+// error completion (or is ignored), never a crash. The provider, in turn, does
+// not trust a CQE/EQE beyond the owner-bit protocol below.
+//
+// Ownership summary (who writes which word; the other side only reads):
+//
+//   word                         written by   read by    ordering
+//   ---------------------------  -----------  ---------  ---------------------------------
+//   WQE ring slots               provider     device     release store of the producer
+//   QueueDoorbell::producer      provider     device     after the WQE bytes (release)
+//   QueueDoorbell::consumer      device       provider   after the device copied the WQE
+//   CQE slots (incl. owner)      device       provider   owner byte stored last (release)
+//   CqDoorbell::consumer         provider     device     overflow detection only
+//   CqDoorbell::arm_*            provider     device     arm_sequence stored last (release)
+//   EQE slots (incl. owner)      device       provider   owner byte stored last (release)
+//   EqDoorbell::consumer         provider     device     overflow detection only
+//   WakeWord::device_sleeping    device       provider   see "Doorbell and wake protocol"
+//   WakeWord::host_sleeping      provider     device     same protocol, other direction
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <type_traits>
+
+namespace softndk::hw {
+
+// Bumped on any incompatible change to a struct in this file. The device
+// reports it in the attach response and the provider refuses a mismatch.
+inline constexpr uint32_t kAbiVersion = 1;
+
+// ---------------------------------------------------------------------------
+// 1. Units
+// ---------------------------------------------------------------------------
+inline constexpr uint32_t kSegmentBytes = 16;     // every WQE segment is 16 B
+inline constexpr uint32_t kWqeBasicBlock = 64;    // send WQEs occupy whole 64 B blocks
+inline constexpr uint32_t kCqeBytes = 64;
+inline constexpr uint32_t kEqeBytes = 64;
+inline constexpr uint32_t kPageBytes = 4096;
+inline constexpr uint32_t kMaxWqeSegments = 255;  // CtrlSegment::segment_count is 8 bits
+
+// ---------------------------------------------------------------------------
+// 2. Keys (tokens)
+//
+// token = MPT index << 8 | variant. The index selects an MPT entry; the variant
+// byte changes on every fast registration, bind and invalidation, so a token
+// that was valid before such a change fails its check afterwards.
+// ---------------------------------------------------------------------------
+constexpr uint32_t make_token(uint32_t mpt_index, uint8_t variant) {
+    return (mpt_index << 8) | variant;
+}
+constexpr uint32_t token_index(uint32_t token) { return token >> 8; }
+constexpr uint8_t token_variant(uint32_t token) { return static_cast<uint8_t>(token & 0xff); }
+
+// Access rights stored in an MPT entry.
+enum AccessFlags : uint8_t {
+    kAccessLocalRead = 0x01,  // implicit for every MR
+    kAccessLocalWrite = 0x02,
+    kAccessRemoteRead = 0x04,
+    kAccessRemoteWrite = 0x08,
+    kAccessMwBind = 0x10,
+    kAccessReadSink = 0x20,
+};
+
+// ---------------------------------------------------------------------------
+// 3. Send WQEs
+//
+// A send WQE is a sequence of 16-byte segments, always starting with a
+// CtrlSegment, padded to whole 64-byte basic blocks (WQEBBs). Segment order
+// follows mlx5: control, [remote address], then data segments or one inline
+// segment. The SQ producer counter counts WQEBBs, not WQEs; a WQE may wrap
+// around the end of the ring (the device masks every segment index).
+// ---------------------------------------------------------------------------
+enum class WqeOpcode : uint8_t {
+    kNop = 0x00,
+    kSendInvalidate = 0x01,  // SEND carrying an IETH token the responder invalidates
+    kRdmaWrite = 0x08,
+    kSend = 0x0a,
+    kRdmaRead = 0x10,
+    kLocalInvalidate = 0x1b,
+    kFastRegister = 0x20,  // followed by FastRegisterSegment + page addresses
+    kBindWindow = 0x21,    // followed by BindSegment
+};
+
+// CtrlSegment::flags
+enum CtrlFlags : uint8_t {
+    kCtrlSignaled = 0x01,   // write a CQE on success (errors always write one)
+    kCtrlSolicited = 0x02,  // set SE on the last packet (SEND_AND_SOLICIT_EVENT)
+    kCtrlReadFence = 0x04,  // wait until every earlier READ on this SQ completed
+    kCtrlInline = 0x08,     // payload is in an InlineSegment, not data segments
+    kCtrlReadLocalInvalidate = 0x10,  // READ: invalidate the first SGE's token on success
+};
+
+struct CtrlSegment {
+    WqeOpcode opcode;
+    uint8_t flags;              // CtrlFlags
+    uint16_t wqe_index;         // low 16 bits of the SQ producer (WQEBB units) at this WQE
+    uint8_t segment_count;      // 16-byte segments in this WQE, this one included
+    uint8_t reserved0[3];
+    uint32_t invalidate_token;  // kSendInvalidate: remote token; kLocalInvalidate: local token
+    uint32_t reserved1;
+};
+static_assert(sizeof(CtrlSegment) == kSegmentBytes);
+
+// For READ and WRITE. Addresses are the consumer's registration VAs (IOVAs).
+struct RemoteAddressSegment {
+    uint64_t remote_address;
+    uint32_t remote_token;
+    uint32_t reserved;
+};
+static_assert(sizeof(RemoteAddressSegment) == kSegmentBytes);
+
+// Gather (send/write) or scatter (read sink, receive) element.
+struct DataSegment {
+    uint32_t byte_count;
+    uint32_t local_token;
+    uint64_t address;
+};
+static_assert(sizeof(DataSegment) == kSegmentBytes);
+
+// Inline payload: a 4-byte header (byte count with bit 31 set) followed by the
+// bytes, padded to 16 B. It replaces all data segments of the WQE.
+inline constexpr uint32_t kInlineMarker = 0x80000000u;
+struct InlineHeader {
+    uint32_t byte_count_and_marker;
+};
+
+// kFastRegister: this segment, then ceil(page_count / 2) segments holding the
+// 8-byte adapter page addresses (NDK_LOGICAL_ADDRESS values).
+struct FastRegisterSegment {
+    uint32_t mr_token;        // the MR's token with the NEW variant byte
+    uint8_t access;           // AccessFlags
+    uint8_t reserved0;
+    uint16_t first_byte_offset_low;  // FBO & 0xffff (FBO < kPageBytes)
+    uint32_t page_count;
+    uint32_t reserved1;
+    // second 16-byte segment
+    uint64_t base_iova;
+    uint64_t length;
+};
+static_assert(sizeof(FastRegisterSegment) == 2 * kSegmentBytes);
+
+// kBindWindow: binds window `mw_token` (new variant) over part of `mr_token`.
+struct BindSegment {
+    uint32_t mw_token;  // with the NEW variant byte
+    uint32_t mr_token;
+    uint8_t access;     // AccessFlags (remote read/write)
+    uint8_t reserved0[7];
+    // second 16-byte segment
+    uint64_t iova;
+    uint64_t length;
+};
+static_assert(sizeof(BindSegment) == 2 * kSegmentBytes);
+
+// Receive WQEs (RQ and SRQ) are arrays of DataSegments in fixed-size slots of
+// RecvQueueLayout::wqe_bytes. A slot with fewer segments than fit ends with a
+// segment whose local_token is kRecvListEnd (mlx5's reserved lkey).
+inline constexpr uint32_t kRecvListEnd = 0x100;
+
+// ---------------------------------------------------------------------------
+// 4. Completion queue entries
+// ---------------------------------------------------------------------------
+enum class CqeOpcode : uint8_t {
+    kRequester = 0x0,              // send-queue WQE finished successfully
+    kResponderSend = 0x2,          // receive consumed by a SEND
+    kResponderSendInvalidate = 0x4,  // ... by a SEND with invalidate (token below)
+    kRequesterError = 0xd,
+    kResponderError = 0xe,
+    kInvalid = 0xf,
+};
+
+// Completion syndromes, numbered as mlx5's so a trace reads like hardware.
+// The provider maps each to an NTSTATUS (docs/prm.md "Completion statuses").
+enum class Syndrome : uint8_t {
+    kSuccess = 0x00,
+    kLocalLength = 0x01,
+    kLocalQpOperation = 0x02,
+    kLocalProtection = 0x04,
+    kWorkRequestFlushed = 0x05,
+    kMemoryWindowBind = 0x06,
+    kBadResponse = 0x10,
+    kLocalAccess = 0x11,
+    kRemoteInvalidRequest = 0x12,
+    kRemoteAccess = 0x13,
+    kRemoteOperation = 0x14,
+    kTransportRetryExceeded = 0x15,
+    kRnrRetryExceeded = 0x16,
+    kRemoteAborted = 0x22,
+    kReceiveOverflow = 0x30,  // SoftNDK: incoming SEND larger than the posted receive
+};
+
+struct Cqe {
+    uint64_t completion_time_ns;  // virtual-clock time at which the device wrote it
+    uint32_t byte_count;          // bytes placed (receive CQEs)
+    uint32_t qp_number;
+    uint32_t invalidated_token;   // kResponderSendInvalidate
+    uint32_t vendor_syndrome;     // detail for errors; becomes NDK ProviderErrorCode
+    uint16_t wqe_counter;         // SQ: wqe_index of the WQE; RQ/SRQ: slot index
+    WqeOpcode wqe_opcode;         // requester CQEs: the WQE's opcode
+    Syndrome syndrome;
+    uint8_t flags;                // CqeFlags
+    uint8_t reserved[34];
+    uint8_t op_own;               // bits 7..4 CqeOpcode, bit 0 owner
+};
+static_assert(sizeof(Cqe) == kCqeBytes);
+static_assert(offsetof(Cqe, op_own) == 63);
+
+enum CqeFlags : uint8_t {
+    kCqeSolicited = 0x01,  // receive of a SEND with SE set
+    kCqeSrq = 0x02,        // wqe_counter indexes the QP's SRQ
+};
+
+// ---------------------------------------------------------------------------
+// 5. Owner-bit rings (CQ and EQ)
+//
+// No producer index is shared. Entry slot (n mod depth) written on pass
+// p = n / depth carries owner bit (p & 1) ^ 1. Slots start zeroed, so on the
+// first pass a valid entry has owner 1, on the second 0, and so on: the
+// consumer at count c expects owner ((c / depth) & 1) ^ 1 and stops at the
+// first slot that does not match.
+// ---------------------------------------------------------------------------
+constexpr uint8_t expected_owner(uint64_t count, uint32_t log2_depth) {
+    return static_cast<uint8_t>(((count >> log2_depth) & 1) ^ 1);
+}
+
+// ---------------------------------------------------------------------------
+// 6. Event queue entries
+// ---------------------------------------------------------------------------
+enum class EqeType : uint8_t {
+    kCompletion = 0x00,        // object = CQ number; the CQ's arm was satisfied
+    kCqError = 0x04,           // object = CQ number; status = overflow or internal error
+    kQpFatal = 0x05,           // object = QP number; vendor = Syndrome
+    kSrqLimit = 0x14,          // object = SRQ number
+    kConnectRequest = 0x40,    // object = listener id; data0 = new connection id
+    kConnectReply = 0x41,      // object = connection id; status = accepted or why not
+    kEstablished = 0x42,       // object = connection id (accept side: peer completed)
+    kDisconnected = 0x43,      // object = connection id; the peer disconnected or died
+    kDisconnectDone = 0x44,    // object = connection id; our own disconnect finished
+    kConnectAborted = 0x45,    // object = connection id; peer abandoned establishment
+};
+
+struct Eqe {
+    uint64_t event_time_ns;
+    uint32_t object;   // CQ/QP/SRQ number, listener or connection id (see EqeType)
+    int32_t status;    // NTSTATUS carried by the event (0 = success)
+    uint64_t data0;
+    uint64_t data1;
+    uint8_t type;      // EqeType
+    uint8_t reserved[30];
+    uint8_t owner;     // bit 0
+};
+static_assert(sizeof(Eqe) == kEqeBytes);
+static_assert(offsetof(Eqe, owner) == 63);
+
+// ---------------------------------------------------------------------------
+// 7. Doorbell records and the wake protocol
+//
+// Each word sits on its own cache line so producer and consumer never share
+// one. Counters are free-running 32-bit values masked by (depth - 1) on use.
+// ---------------------------------------------------------------------------
+struct alignas(64) CacheLineU32 {
+    uint32_t value;
+    uint8_t pad[60];
+};
+static_assert(sizeof(CacheLineU32) == 64);
+
+// Send queue, receive queue and SRQ share this record shape.
+struct QueueDoorbell {
+    CacheLineU32 producer;  // provider: WQEBBs (SQ) or WQEs (RQ/SRQ) posted
+    CacheLineU32 consumer;  // device: WQEBBs/WQEs copied out of the ring
+};
+static_assert(sizeof(QueueDoorbell) == 128);
+
+enum class ArmType : uint32_t { kErrors = 0, kAny = 1, kSolicited = 2 };  // = NDK_CQ_NOTIFY_*
+
+struct CqDoorbell {
+    CacheLineU32 consumer;     // provider: CQEs consumed (free-running)
+    CacheLineU32 arm_type;     // provider: ArmType of the latest arm
+    CacheLineU32 arm_sequence; // provider: bumped by each arm, stored after arm_type
+};
+static_assert(sizeof(CqDoorbell) == 192);
+
+struct EqDoorbell {
+    CacheLineU32 consumer;  // provider: EQEs consumed
+};
+
+// Doorbell and wake protocol ("shadow doorbell + event index", as SPDK/siw):
+// the side that goes to sleep first publishes `*_sleeping = 1`, then re-checks
+// for work, then waits on the futex word. The other side publishes its work
+// (release), issues a full fence, and only if it sees `*_sleeping == 1` does it
+// clear the flag and FUTEX_WAKE. A device that is awake polls, so a doorbell
+// costs a few stores; only a sleeping device costs a system call.
+struct WakeWord {
+    CacheLineU32 device_sleeping;  // device -> provider: wake me (futex word)
+    CacheLineU32 host_sleeping;    // provider event thread -> device: wake me
+    CacheLineU32 pending_bitmap_epoch;  // device: bumped when it drained doorbells
+};
+
+// Per-context doorbell bitmap: a provider that advanced a producer or armed a
+// CQ sets bit (queue number) in the matching bitmap with fetch_or; the device
+// exchanges whole words with zero and services every set bit. Spurious bits are
+// harmless (the device re-reads the producer), so a misbehaving consumer can
+// only waste the device's time.
+inline constexpr uint32_t kDoorbellBitmapWords = 64;  // 4096 queues per kind
+struct DoorbellBitmaps {
+    uint64_t send_queue[kDoorbellBitmapWords];
+    uint64_t receive_queue[kDoorbellBitmapWords];
+    uint64_t completion_queue[kDoorbellBitmapWords];  // arm doorbells
+    uint64_t shared_receive_queue[kDoorbellBitmapWords];
+};
+
+// ---------------------------------------------------------------------------
+// 8. Per-context control page (first page of the context segment)
+// ---------------------------------------------------------------------------
+inline constexpr uint32_t kControlPageMagic = 0x4b444e53;  // "SNDK"
+
+struct ContextControlPage {
+    uint32_t magic;
+    uint32_t abi_version;
+    uint32_t context_id;
+    uint32_t reserved0;
+    uint8_t reserved1[48];
+    WakeWord wake;                 // @64
+    DoorbellBitmaps doorbells;     // @256
+};
+static_assert(offsetof(ContextControlPage, wake) == 64);
+static_assert(offsetof(ContextControlPage, doorbells) == 256);
+static_assert(sizeof(ContextControlPage) <= kPageBytes);
+
+// ---------------------------------------------------------------------------
+// 9. Queue memory layouts (returned by the create commands)
+//
+// Every queue's memory is allocated BY THE DEVICE (like ICM) and handed to the
+// provider: in daemon mode as a sealed memfd (size cannot change, so the
+// device can never fault on it), embedded as plain memory. Offsets are from
+// the start of that allocation.
+// ---------------------------------------------------------------------------
+struct QueueLayout {
+    uint64_t bytes;             // total size of the allocation
+    uint32_t doorbell_offset;   // QueueDoorbell / CqDoorbell / EqDoorbell
+    uint32_t ring_offset;       // first slot
+    uint32_t entries;           // slots (power of two)
+    uint32_t entry_bytes;       // 64 for SQ/CQ/EQ; per-slot size for RQ/SRQ
+};
+static_assert(sizeof(QueueLayout) == 24);
+
+// ---------------------------------------------------------------------------
+// 10. Device limits ("device profile"), as reported by kQueryDevice
+// ---------------------------------------------------------------------------
+struct DeviceLimits {
+    uint32_t vendor_id;
+    uint32_t device_id;
+    uint64_t max_registration_bytes;
+    uint64_t max_window_bytes;
+    uint32_t max_fast_register_pages;
+    uint32_t max_send_sge;
+    uint32_t max_recv_sge;
+    uint32_t max_read_sge;
+    uint32_t max_transfer_bytes;
+    uint32_t max_inline_bytes;
+    uint32_t max_inbound_reads;   // IRD
+    uint32_t max_outbound_reads;  // ORD
+    uint32_t max_recv_queue_depth;
+    uint32_t max_send_queue_depth;
+    uint32_t max_srq_depth;
+    uint32_t max_cq_depth;
+    uint32_t large_request_threshold;
+    uint32_t max_caller_data;
+    uint32_t max_callee_data;
+    uint32_t adapter_flags;       // NDK_ADAPTER_FLAG_* the device honours
+    uint32_t rdma_technology;     // NDK_RDMA_TECHNOLOGY
+    uint32_t path_mtu;            // IB MTU used for packetisation
+    uint16_t ndk_version_major;   // highest NDKPI version fully implemented
+    uint16_t ndk_version_minor;
+    uint32_t reserved[5];
+};
+static_assert(sizeof(DeviceLimits) == 120);
+
+// ---------------------------------------------------------------------------
+// 11. Commands (slow path)
+//
+// Every command is a fixed-size request struct beginning with CommandHeader,
+// answered by a fixed-size response beginning with ResponseHeader. Embedded,
+// a command is a function call taking the request and filling the response;
+// in daemon mode the same bytes travel over the Unix-domain control socket,
+// with file descriptors (queue memory, registered memory) passed alongside as
+// SCM_RIGHTS. Object numbers are per device; the device checks that every
+// number named in a request belongs to the requesting context.
+// ---------------------------------------------------------------------------
+enum class CommandOpcode : uint16_t {
+    kAttach = 0x01,        // -> context id, limits, control page (fd out in daemon mode)
+    kDetach = 0x02,
+    kCreatePd = 0x10,
+    kDestroyPd = 0x11,
+    kCreateCq = 0x20,      // -> cq number, QueueLayout (fd out)
+    kDestroyCq = 0x21,
+    kResizeCq = 0x22,
+    kModerateCq = 0x23,
+    kCreateQp = 0x30,      // -> qp number, SQ + RQ layouts (fd out)
+    kDestroyQp = 0x31,
+    kFlushQp = 0x32,
+    kCreateSrq = 0x38,
+    kDestroySrq = 0x39,
+    kModifySrq = 0x3a,
+    kAllocMr = 0x40,       // -> MPT index (token with variant)
+    kRegisterMr = 0x41,    // contiguous range (fd in, daemon mode)
+    kDeregisterMr = 0x42,
+    kInitFastRegMr = 0x43,
+    kFreeMr = 0x44,
+    kAllocMw = 0x48,
+    kFreeMw = 0x49,
+    kListen = 0x60,        // -> listener id
+    kCloseListener = 0x61,
+    kPauseListener = 0x62,
+    kConnect = 0x63,       // -> connection id; result later as kConnectReply EQE
+    kAccept = 0x64,
+    kReject = 0x65,
+    kCompleteConnect = 0x66,
+    kDisconnect = 0x67,
+    kCloseConnection = 0x68,
+    kQueryConnection = 0x69,
+};
+
+struct CommandHeader {
+    CommandOpcode opcode;
+    uint16_t request_bytes;  // sizeof the whole request struct
+    uint32_t sequence;       // echoed in the response
+};
+static_assert(sizeof(CommandHeader) == 8);
+
+struct ResponseHeader {
+    uint32_t sequence;
+    int32_t status;  // NTSTATUS
+};
+static_assert(sizeof(ResponseHeader) == 8);
+
+inline constexpr uint32_t kMaxPrivateData = 196;  // IB CM REP private data size
+
+// Socket addresses travel as sockaddr_in6-sized blobs in Linux AF_* numbering.
+struct WireSockaddr {
+    uint8_t bytes[28];
+    uint32_t length;
+};
+static_assert(sizeof(WireSockaddr) == 32);
+
+// Memory handed between the sides travels as a MemoryHandle: in daemon mode
+// `fd_index` names one of the file descriptors passed with the message (the
+// memory is a sealed memfd, mapped at `offset`); embedded, fd_index is
+// kNoFd and `embedded_address` is the address in the shared address space.
+inline constexpr uint32_t kNoFd = 0xffffffffu;
+struct MemoryHandle {
+    uint32_t fd_index;
+    uint32_t reserved;
+    uint64_t offset;
+    uint64_t bytes;
+    uint64_t embedded_address;
+};
+static_assert(sizeof(MemoryHandle) == 32);
+
+// ---- kAttach
+struct AttachRequest {
+    CommandHeader header;
+    uint32_t abi_version;   // must equal kAbiVersion
+    uint32_t if_index;      // which virtual adapter
+    uint16_t ndk_major;     // NDK version the consumer asked for (major, lowest minor)
+    uint16_t ndk_minor;
+    uint32_t process_id;
+};
+struct AttachResponse {
+    ResponseHeader header;
+    uint32_t context_id;
+    uint32_t abi_version;
+    DeviceLimits limits;
+    MemoryHandle control_page;  // ContextControlPage
+    MemoryHandle event_queue;   // EqDoorbell + EQE ring (QueueLayout below)
+    QueueLayout event_queue_layout;
+};
+
+// ---- Simple object commands: create returns a number, destroy takes one.
+struct ObjectRequest {
+    CommandHeader header;
+    uint32_t object;   // PD/CQ/QP/SRQ number, MPT index, listener or connection id
+    uint32_t reserved;
+};
+struct ObjectResponse {
+    ResponseHeader header;
+    uint32_t object;
+    uint32_t token;    // kAllocMr/kAllocMw: the token (index << 8 | variant)
+};
+
+// ---- kCreateCq / kResizeCq
+struct CreateCqRequest {
+    CommandHeader header;
+    uint32_t depth;
+    uint32_t cq;       // kResizeCq: which CQ
+};
+struct CreateCqResponse {
+    ResponseHeader header;
+    uint32_t cq;
+    uint32_t reserved;
+    MemoryHandle memory;
+    QueueLayout layout;
+};
+
+// ---- kModerateCq (NdkControlCqInterruptModeration)
+struct ModerateCqRequest {
+    CommandHeader header;
+    uint32_t cq;
+    uint32_t interval_us;
+    uint32_t count;
+    uint32_t reserved;
+};
+
+// ---- kCreateQp
+struct CreateQpRequest {
+    CommandHeader header;
+    uint32_t pd;
+    uint32_t send_cq;
+    uint32_t recv_cq;
+    uint32_t srq;            // kNoObject if the QP has its own RQ
+    uint32_t send_depth;     // WQEs
+    uint32_t recv_depth;
+    uint32_t max_send_sge;
+    uint32_t max_recv_sge;
+    uint32_t max_inline_bytes;
+    uint32_t reserved;
+};
+inline constexpr uint32_t kNoObject = 0xffffffffu;
+struct CreateQpResponse {
+    ResponseHeader header;
+    uint32_t qp;
+    uint32_t reserved;
+    MemoryHandle memory;         // one allocation holding both queues
+    QueueLayout send_queue;
+    QueueLayout recv_queue;      // entries == 0 when the QP uses an SRQ
+};
+
+// ---- kCreateSrq / kModifySrq
+struct CreateSrqRequest {
+    CommandHeader header;
+    uint32_t pd;
+    uint32_t depth;
+    uint32_t max_sge;
+    uint32_t limit;          // notify threshold (0 = not armed)
+    uint32_t srq;            // kModifySrq: which SRQ
+    uint32_t reserved;
+};
+struct CreateSrqResponse {
+    ResponseHeader header;
+    uint32_t srq;
+    uint32_t queued;         // kModifySrq: receives currently queued
+    MemoryHandle memory;
+    QueueLayout layout;
+};
+
+// ---- kAllocMr / kAllocMw: ObjectRequest with object = PD; kAllocMw puts the
+// window type (1 or 2) in ObjectRequest::reserved.
+
+// ---- kRegisterMr
+struct RegisterMrRequest {
+    CommandHeader header;
+    uint32_t mpt_index;
+    uint8_t access;          // AccessFlags
+    uint8_t reserved[3];
+    uint64_t iova;           // the consumer's VA of the first byte
+    uint64_t length;
+    MemoryHandle memory;     // where the device finds the bytes
+};
+
+// ---- kInitFastRegMr
+struct InitFastRegMrRequest {
+    CommandHeader header;
+    uint32_t mpt_index;
+    uint32_t max_pages;
+    uint8_t remote_access;
+    uint8_t reserved[7];
+};
+
+// ---- Connection management
+struct ListenRequest {
+    CommandHeader header;
+    WireSockaddr address;    // port 0 = device picks an ephemeral port
+};
+struct ListenResponse {
+    ResponseHeader header;
+    uint32_t listener;
+    uint32_t reserved;
+    WireSockaddr bound;      // the address actually bound
+};
+
+struct ConnectRequest {
+    CommandHeader header;
+    uint32_t qp;
+    uint32_t inbound_read_limit;
+    uint32_t outbound_read_limit;
+    uint32_t private_data_bytes;
+    WireSockaddr source;
+    WireSockaddr destination;
+    uint8_t private_data[kMaxPrivateData];
+};
+
+// kAccept / kReject / kCompleteConnect: which connection, and for kAccept the
+// QP that takes it over.
+struct AcceptRequest {
+    CommandHeader header;
+    uint32_t connection;
+    uint32_t qp;
+    uint32_t inbound_read_limit;
+    uint32_t outbound_read_limit;
+    uint32_t private_data_bytes;
+    uint32_t reserved;
+    uint8_t private_data[kMaxPrivateData];
+};
+
+struct ConnectionInfo {
+    WireSockaddr local;
+    WireSockaddr peer;
+    uint32_t inbound_read_limit;   // effective IRD
+    uint32_t outbound_read_limit;  // effective ORD
+    uint32_t private_data_bytes;   // what the peer sent
+    uint32_t private_data_capacity;  // RDS: the provider's buffer size for this direction
+    uint8_t private_data[kMaxPrivateData];
+};
+struct QueryConnectionResponse {
+    ResponseHeader header;
+    ConnectionInfo info;
+};
+
+}  // namespace softndk::hw
