@@ -1,0 +1,196 @@
+// frame.cpp - Ethernet/IP/UDP framing around an IB transport packet.
+#include "wire/frame.hpp"
+
+#include <cstring>
+
+#include "wire/icrc.hpp"
+
+namespace softndk::wire {
+namespace {
+
+using detail::load_be16;
+using detail::store_be16;
+using detail::store_be32;
+
+// RFC 1071 one's-complement sum, not yet complemented; `sum` carries between calls.
+std::uint32_t ones_sum(std::uint32_t sum, const std::uint8_t *p, std::size_t n) noexcept {
+    for (; n >= 2; p += 2, n -= 2)
+        sum += load_be16(p);
+    if (n) sum += std::uint32_t{p[0]} << 8;
+    return sum;
+}
+std::uint16_t fold(std::uint32_t sum) noexcept {
+    while (sum >> 16)
+        sum = (sum & 0xFFFF) + (sum >> 16);
+    return static_cast<std::uint16_t>(~sum);
+}
+
+// IPv4 total length (and so UDP length) is 16 bits: keep payload + all headers below it.
+constexpr std::size_t kMaxFramePayload =
+    0xFFFF - kIpv4HeaderSize - kUdpHeaderSize - kMaxIbHeaderSize - 3 - kIcrcSize;
+
+std::size_t l3_header_size(const PacketMeta &m) noexcept {
+    return m.src_ip.is_v4() ? kIpv4HeaderSize : kIpv6HeaderSize;
+}
+
+}  // namespace
+
+std::size_t frame_size(const PacketDescriptor &pkt) noexcept {
+    const OpcodeInfo &info = pkt.info();
+    if (!info.valid || (!info.has_payload && !pkt.payload.empty())) return 0;
+    if (pkt.meta.src_ip.is_v4() != pkt.meta.dst_ip.is_v4()) return 0;
+    if (pkt.payload.size() > kMaxFramePayload) return 0;
+    return kEthernetHeaderSize + l3_header_size(pkt.meta) + kUdpHeaderSize + info.header_len +
+           pkt.payload.size() + pkt.pad_bytes() + kIcrcSize;
+}
+
+FrameResult serialize_frame(const PacketDescriptor &pkt, std::span<std::uint8_t> out) noexcept {
+    HeaderBuffer hdr;
+    if (const WireStatus s = build_headers(pkt, hdr); s != WireStatus::kOk) return {s, 0};
+    const PacketMeta &m = pkt.meta;
+    const bool v4 = m.src_ip.is_v4();
+    if (v4 != m.dst_ip.is_v4()) return {WireStatus::kAddressFamilyMismatch, 0};
+    if (pkt.payload.size() > kMaxFramePayload) return {WireStatus::kPayloadTooLarge, 0};
+    const std::size_t total = frame_size(pkt);
+    if (out.size() < total) return {WireStatus::kBufferTooSmall, 0};
+
+    const std::size_t l3_size = l3_header_size(m);
+    const std::size_t pad = pkt.pad_bytes();
+    const std::size_t ib_size = hdr.size + pkt.payload.size() + pad + kIcrcSize;
+    const std::size_t udp_len = kUdpHeaderSize + ib_size;
+
+    std::uint8_t *eth = out.data();
+    std::uint8_t *l3 = eth + kEthernetHeaderSize;
+    std::uint8_t *udp = l3 + l3_size;
+    std::uint8_t *ib = udp + kUdpHeaderSize;
+
+    const auto dmac = mac_for_ip(m.dst_ip);
+    const auto smac = mac_for_ip(m.src_ip);
+    std::memcpy(eth, dmac.data(), 6);
+    std::memcpy(eth + 6, smac.data(), 6);
+    store_be16(eth + 12, v4 ? kEtherTypeIpv4 : kEtherTypeIpv6);
+
+    if (v4) {
+        l3[0] = 0x45;
+        l3[1] = m.traffic_class;
+        store_be16(l3 + 2, static_cast<std::uint32_t>(kIpv4HeaderSize + udp_len));
+        store_be16(l3 + 4, 0);       // identification: DF set, never fragmented
+        store_be16(l3 + 6, 0x4000);  // DF
+        l3[8] = m.hop_limit;
+        l3[9] = 17;  // UDP
+        store_be16(l3 + 10, 0);
+        std::memcpy(l3 + 12, m.src_ip.bytes.data() + 12, 4);
+        std::memcpy(l3 + 16, m.dst_ip.bytes.data() + 12, 4);
+        store_be16(l3 + 10, fold(ones_sum(0, l3, kIpv4HeaderSize)));
+    } else {
+        store_be32(l3, (6u << 28) | (std::uint32_t{m.traffic_class} << 20));  // flow label 0
+        store_be16(l3 + 4, static_cast<std::uint32_t>(udp_len));
+        l3[6] = 17;  // next header: UDP
+        l3[7] = m.hop_limit;
+        std::memcpy(l3 + 8, m.src_ip.bytes.data(), 16);
+        std::memcpy(l3 + 24, m.dst_ip.bytes.data(), 16);
+    }
+
+    store_be16(udp, m.udp_src_port);
+    store_be16(udp + 2, kRoceV2UdpPort);
+    store_be16(udp + 4, static_cast<std::uint32_t>(udp_len));
+    store_be16(udp + 6, 0);
+
+    std::uint8_t *p = ib;
+    std::memcpy(p, hdr.bytes.data(), hdr.size);
+    p += hdr.size;
+    if (!pkt.payload.empty()) std::memcpy(p, pkt.payload.data(), pkt.payload.size());
+    p += pkt.payload.size();
+    std::memset(p, 0, pad);
+    p += pad;
+
+    // The ICRC masks the UDP checksum, so it can be computed before the checksum exists.
+    const auto icrc =
+        compute_icrc({l3, l3_size}, {udp, kUdpHeaderSize}, hdr.view(), pkt.payload, pad);
+    store_icrc(p, icrc.value_or(0));  // sizes are ours: always has a value
+
+    if (!v4) {
+        // Pseudo-header: src, dst, upper-layer length (32), zero, next header.
+        std::uint32_t sum = ones_sum(0, l3 + 8, 32);
+        sum += static_cast<std::uint32_t>(udp_len >> 16) +
+               static_cast<std::uint32_t>(udp_len & 0xFFFF);
+        sum += 17;
+        sum = ones_sum(sum, udp, udp_len);
+        std::uint16_t csum = fold(sum);
+        store_be16(udp + 6, csum == 0 ? 0xFFFF : csum);
+    }
+    return {WireStatus::kOk, total};
+}
+
+std::vector<std::uint8_t> serialize_frame(const PacketDescriptor &pkt) {
+    std::vector<std::uint8_t> frame(frame_size(pkt));
+    if (frame.empty()) return frame;
+    if (serialize_frame(pkt, frame).status != WireStatus::kOk) frame.clear();
+    return frame;
+}
+
+WireStatus parse_frame(std::span<const std::uint8_t> frame, PacketDescriptor &out) noexcept {
+    std::size_t off = kEthernetHeaderSize;
+    if (frame.size() < off) return WireStatus::kTruncated;
+    std::uint32_t ethertype = load_be16(frame.data() + 12);
+    if (ethertype == kEtherTypeVlan) {
+        off += 4;
+        if (frame.size() < off) return WireStatus::kTruncated;
+        ethertype = load_be16(frame.data() + 16);
+    }
+    if (ethertype != kEtherTypeIpv4 && ethertype != kEtherTypeIpv6) return WireStatus::kNotRoce;
+
+    const std::span<const std::uint8_t> rest = frame.subspan(off);
+    std::size_t l3_size = 0;
+    std::size_t l3_payload = 0;  // bytes after the IP header, per the IP length field
+    if (ethertype == kEtherTypeIpv4) {
+        if (rest.size() < kIpv4HeaderSize) return WireStatus::kTruncated;
+        if ((rest[0] >> 4) != 4) return WireStatus::kBadIpHeader;
+        l3_size = std::size_t{rest[0] & 0x0Fu} * 4;
+        const std::size_t total_len = load_be16(rest.data() + 2);
+        if (l3_size < kIpv4HeaderSize || total_len < l3_size || total_len > rest.size()) {
+            return WireStatus::kBadIpHeader;
+        }
+        if (rest[9] != 17) return WireStatus::kNotRoce;
+        // More-fragments or a fragment offset: not a whole datagram.
+        if ((load_be16(rest.data() + 6) & 0x3FFF) != 0) return WireStatus::kNotRoce;
+        l3_payload = total_len - l3_size;
+        out.meta.src_ip = IpAddr::v4(rest[12], rest[13], rest[14], rest[15]);
+        out.meta.dst_ip = IpAddr::v4(rest[16], rest[17], rest[18], rest[19]);
+        out.meta.traffic_class = rest[1];
+        out.meta.hop_limit = rest[8];
+    } else {
+        if (rest.size() < kIpv6HeaderSize) return WireStatus::kTruncated;
+        if ((rest[0] >> 4) != 6) return WireStatus::kBadIpHeader;
+        l3_size = kIpv6HeaderSize;
+        l3_payload = load_be16(rest.data() + 4);
+        if (l3_payload > rest.size() - kIpv6HeaderSize) return WireStatus::kBadIpHeader;
+        if (rest[6] != 17) return WireStatus::kNotRoce;  // extension headers not supported
+        IpAddr src, dst;
+        std::memcpy(src.bytes.data(), rest.data() + 8, 16);
+        std::memcpy(dst.bytes.data(), rest.data() + 24, 16);
+        out.meta.src_ip = src;
+        out.meta.dst_ip = dst;
+        out.meta.traffic_class =
+            static_cast<std::uint8_t>(((rest[0] & 0x0F) << 4) | (rest[1] >> 4));
+        out.meta.hop_limit = rest[7];
+    }
+
+    if (l3_payload < kUdpHeaderSize) return WireStatus::kBadUdpLength;
+    const std::span<const std::uint8_t> udp = rest.subspan(l3_size, kUdpHeaderSize);
+    if (load_be16(udp.data() + 2) != kRoceV2UdpPort) return WireStatus::kNotRoce;
+    const std::size_t udp_len = load_be16(udp.data() + 4);
+    if (udp_len > l3_payload || udp_len < kUdpHeaderSize + kBthSize + kIcrcSize) {
+        return WireStatus::kBadUdpLength;
+    }
+    out.meta.udp_src_port = static_cast<std::uint16_t>(load_be16(udp.data()));
+
+    const std::span<const std::uint8_t> ib =
+        rest.subspan(l3_size + kUdpHeaderSize, udp_len - kUdpHeaderSize - kIcrcSize);
+    const std::uint32_t stored = load_icrc(ib.data() + ib.size());
+    const auto computed = compute_icrc(rest.first(l3_size), udp, ib);
+    if (!computed || *computed != stored) return WireStatus::kBadIcrc;
+    return parse_ib_packet(ib, out);
+}
+
+}  // namespace softndk::wire
