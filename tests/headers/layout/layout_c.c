@@ -7,7 +7,9 @@
  * compatible with its underlying integer type, so an enum member typed as
  * unsigned int would pass here. layout_cpp.cpp checks exact types.
  */
+#include <ndis.h>
 #include <ndkpi.h>
+#include <wskndk.h>
 
 #include <stddef.h>
 
