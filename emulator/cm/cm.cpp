@@ -1,0 +1,634 @@
+#include "cm/cm.hpp"
+
+#include <algorithm>
+#include <cstring>
+
+#include "device/device.hpp"
+#include "device/log.hpp"
+#include "device/status.hpp"
+#include "rc/engine.hpp"
+
+namespace softndk::emu::cm {
+namespace {
+
+constexpr uint16_t kAfInet = 2;
+constexpr uint16_t kAfInet6 = 10;
+constexpr uint32_t kFirstEphemeral = 49152;
+
+bool is_unspecified(const Endpoint &ep) {
+    const wire::IpAddr any4 = wire::IpAddr::v4(0, 0, 0, 0);
+    return ep.v4 ? ep.ip == any4 : ep.ip == wire::IpAddr{};
+}
+
+spdlog::logger &log() {
+    return logger(Component::kCm);
+}
+
+}  // namespace
+
+std::optional<Endpoint> parse_sockaddr(const hw::WireSockaddr &sa) {
+    uint16_t family;
+    std::memcpy(&family, sa.bytes, 2);
+    Endpoint ep;
+    ep.port = static_cast<uint16_t>(sa.bytes[2] << 8 | sa.bytes[3]);
+    if (family == kAfInet && sa.length >= 16) {
+        ep.ip = wire::IpAddr::v4(sa.bytes[4], sa.bytes[5], sa.bytes[6], sa.bytes[7]);
+        ep.v4 = true;
+    } else if (family == kAfInet6 && sa.length >= 28) {
+        std::memcpy(ep.ip.bytes.data(), sa.bytes + 8, 16);
+        ep.v4 = ep.ip.is_v4();
+        if (ep.v4) return std::nullopt;  // v4-mapped v6 sockets are not RDMA addresses here
+    } else {
+        return std::nullopt;
+    }
+    ep.any = is_unspecified(ep);
+    return ep;
+}
+
+hw::WireSockaddr make_sockaddr(const Endpoint &ep) {
+    hw::WireSockaddr sa{};
+    const uint16_t family = ep.v4 ? kAfInet : kAfInet6;
+    std::memcpy(sa.bytes, &family, 2);
+    sa.bytes[2] = static_cast<uint8_t>(ep.port >> 8);
+    sa.bytes[3] = static_cast<uint8_t>(ep.port);
+    if (ep.v4) {
+        std::memcpy(sa.bytes + 4, ep.ip.bytes.data() + 12, 4);
+        sa.length = 16;
+    } else {
+        std::memcpy(sa.bytes + 8, ep.ip.bytes.data(), 16);
+        sa.length = 28;
+    }
+    return sa;
+}
+
+ConnectionManager::ConnectionManager(Device &device) : device_(device) {}
+ConnectionManager::~ConnectionManager() = default;
+
+bool ConnectionManager::endpoint_in_use(const Endpoint &ep) const {
+    auto clash = [&ep](const Endpoint &other) {
+        return other.port == ep.port && other.v4 == ep.v4 &&
+               (other.any || ep.any || other.ip == ep.ip);
+    };
+    for (const auto &[id, l] : listeners_) {
+        if (clash(l.endpoint)) return true;
+    }
+    for (const auto &[id, c] : connections_) {
+        if (c.active && c.state != State::kFailed && clash(c.local)) return true;
+    }
+    return false;
+}
+
+std::optional<uint16_t> ConnectionManager::ephemeral_port(const Endpoint &ep) {
+    constexpr uint32_t kCount = 65536 - kFirstEphemeral;
+    for (uint32_t i = 0; i < kCount; ++i) {
+        const uint32_t port = kFirstEphemeral + (next_port_ - kFirstEphemeral + i) % kCount;
+        Endpoint probe = ep;
+        probe.port = static_cast<uint16_t>(port);
+        if (!endpoint_in_use(probe)) {
+            next_port_ = port + 1 > 65535 ? kFirstEphemeral : port + 1;
+            return static_cast<uint16_t>(port);
+        }
+    }
+    return std::nullopt;
+}
+
+ConnectionManager::Connection *ConnectionManager::owned(uint32_t context, uint32_t id) {
+    auto it = connections_.find(id);
+    return it == connections_.end() || it->second.context != context ? nullptr : &it->second;
+}
+
+Message ConnectionManager::message_for(uint32_t id, const Connection &c, MessageType type) const {
+    Message m{};
+    m.type = type;
+    m.sender_id = id;
+    m.receiver_id = c.peer_id;
+    m.source_ip = c.local.ip;
+    m.destination_ip = c.peer.ip;
+    m.source_port = c.local.port;
+    m.destination_port = c.peer.port;
+    return m;
+}
+
+void ConnectionManager::send(const Message &m) {
+    Message out = m;
+    out.time_ns = device_.clock().charge(device_.cost().tx_packet_ns);
+    device_.fabric().send_cm(out);
+}
+
+void ConnectionManager::event(const Connection &c, uint32_t id, hw::EqeType type, int32_t status,
+                              uint64_t data0) {
+    hw::Eqe e{};
+    e.object = id;
+    e.status = status;
+    e.data0 = data0;
+    e.type = static_cast<uint8_t>(type);
+    device_.post_event(c.context, e);
+}
+
+void ConnectionManager::arm_timer(uint32_t id, Connection &c) {
+    const uint64_t generation = ++c.timer_generation;
+    const auto when = std::chrono::steady_clock::now() +
+                      std::chrono::milliseconds(device_.transport().cm_timeout_ms);
+    device_.schedule(when, [this, id, generation] { on_timeout(id, generation); });
+}
+
+void ConnectionManager::on_timeout(uint32_t id, uint64_t generation) {
+    std::lock_guard lock(mutex_);
+    auto it = connections_.find(id);
+    if (it == connections_.end() || it->second.timer_generation != generation) return;
+    Connection &c = it->second;
+    switch (c.state) {
+        case State::kReqSent:
+            log().debug("conn#{}: no answer to REQ", id);
+            c.state = State::kFailed;
+            unbind_qp(c, false);
+            event(c, id, hw::EqeType::kConnectReply, status::kIoTimeout);
+            break;
+        case State::kAccepted:
+            log().debug("conn#{}: no RTU", id);
+            c.state = State::kFailed;
+            unbind_qp(c, true);
+            event(c, id, hw::EqeType::kConnectAborted, status::kIoTimeout);
+            break;
+        case State::kDisconnecting:
+            c.state = State::kClosed;
+            event(c, id, hw::EqeType::kDisconnectDone, status::kIoTimeout);
+            break;
+        default:
+            break;
+    }
+}
+
+void ConnectionManager::unbind_qp(Connection &c, bool to_error) {
+    if (c.qp == 0) return;
+    if (auto qp = device_.find_qp(c.qp)) {
+        std::lock_guard lock(qp->mutex);
+        if (to_error && !qp->destroyed) rc::enter_error(*qp, "connection ended");
+        qp->connection = 0;
+    }
+    c.qp = 0;
+}
+
+void ConnectionManager::negotiate(Connection &c) {
+    c.ird = std::min(c.own_ird, c.peer_ord);
+    c.ord = std::min(c.own_ord, c.peer_ird);
+}
+
+void ConnectionManager::connect_qp(Connection &c, bool to_rts) {
+    auto qp = device_.find_qp(c.qp);
+    if (!qp) return;
+    std::lock_guard lock(qp->mutex);
+    if (qp->destroyed) return;
+    if (qp->state == QpState::kReset) {
+        qp->path.local_ip = c.local.ip;
+        qp->path.remote_ip = c.peer.ip;
+        qp->path.remote_qpn = c.peer_qpn;
+        qp->path.mtu = std::min(device_.limits().path_mtu, c.peer_mtu);
+        qp->path.udp_source_port = static_cast<uint16_t>(0xC000 | (qp->number & 0x3FFF));
+        qp->path.ird = c.ird;
+        qp->path.ord = c.ord;
+        qp->req.next_psn = qp->req.una_psn = c.local_psn;
+        qp->resp.epsn = c.peer_psn;
+        rc::modify_qp(*qp, QpState::kInit);
+        rc::modify_qp(*qp, QpState::kRtr);
+    }
+    if (to_rts && qp->state == QpState::kRtr) rc::modify_qp(*qp, QpState::kRts);
+}
+
+// ---- commands
+
+int32_t ConnectionManager::listen(uint32_t context, const hw::WireSockaddr &address,
+                                  uint32_t &listener, hw::WireSockaddr &bound) {
+    auto ep = parse_sockaddr(address);
+    if (!ep) return status::kInvalidAddress;
+    if (!ep->any && !device_.owns_address(ep->ip)) return status::kInvalidAddress;
+    std::lock_guard lock(mutex_);
+    if (ep->port == 0) {
+        auto port = ephemeral_port(*ep);
+        if (!port) return status::kTooManyAddresses;
+        ep->port = *port;
+    } else if (endpoint_in_use(*ep)) {
+        return status::kSharingViolation;
+    }
+    listener = next_listener_++;
+    listeners_.emplace(listener, Listener{context, *ep, false});
+    bound = make_sockaddr(*ep);
+    log().debug("listener#{}: ctx#{} port {}", listener, context, ep->port);
+    return status::kSuccess;
+}
+
+int32_t ConnectionManager::close_listener(uint32_t context, uint32_t listener) {
+    std::lock_guard lock(mutex_);
+    auto it = listeners_.find(listener);
+    if (it == listeners_.end() || it->second.context != context) return status::kInvalidParameter;
+    listeners_.erase(it);
+    return status::kSuccess;
+}
+
+int32_t ConnectionManager::pause_listener(uint32_t context, uint32_t listener, bool pause) {
+    std::lock_guard lock(mutex_);
+    auto it = listeners_.find(listener);
+    if (it == listeners_.end() || it->second.context != context) return status::kInvalidParameter;
+    it->second.paused = pause;
+    return status::kSuccess;
+}
+
+int32_t ConnectionManager::connect(uint32_t context, const hw::ConnectRequest &rq,
+                                   uint32_t &connection) {
+    const auto &limits = device_.limits();
+    if (rq.private_data_bytes > std::min(limits.max_caller_data, hw::kMaxPrivateData)) {
+        return status::kInvalidParameter;
+    }
+    auto dst = parse_sockaddr(rq.destination);
+    auto src = parse_sockaddr(rq.source);
+    if (!dst || dst->any || dst->port == 0 || !src || src->v4 != dst->v4) {
+        return status::kInvalidAddress;
+    }
+    if (src->any) {
+        bool found = false;
+        for (const auto &a : device_.config().addresses) {
+            if (a.is_v4() == dst->v4) {
+                src->ip = a;
+                found = true;
+                break;
+            }
+        }
+        if (!found) return status::kInvalidAddress;
+        src->any = false;
+    } else if (!device_.owns_address(src->ip)) {
+        return status::kInvalidAddress;
+    }
+    auto qp = device_.find_qp(context, rq.qp);
+    if (!qp) return status::kInvalidParameter;
+    std::lock_guard lock(mutex_);
+    {
+        std::lock_guard qlock(qp->mutex);
+        if (qp->state != QpState::kReset || qp->connection != 0) return status::kConnectionActive;
+    }
+    if (src->port == 0) {
+        auto port = ephemeral_port(*src);
+        if (!port) return status::kTooManyAddresses;
+        src->port = *port;
+    } else if (endpoint_in_use(*src)) {
+        return status::kSharingViolation;
+    }
+    if (!device_.fabric().reachable(dst->ip)) return status::kHostUnreachable;
+
+    const uint32_t id = next_connection_++;
+    Connection &c = connections_[id];
+    c.context = context;
+    c.active = true;
+    c.state = State::kReqSent;
+    c.qp = rq.qp;
+    c.local = *src;
+    c.peer = *dst;
+    c.own_ird = std::min(rq.inbound_read_limit, limits.max_inbound_reads);
+    c.own_ord = std::min(rq.outbound_read_limit, limits.max_outbound_reads);
+    c.local_psn = device_.next_start_psn(rq.qp);
+    c.private_capacity = std::min(limits.max_callee_data, hw::kMaxPrivateData);
+    {
+        std::lock_guard qlock(qp->mutex);
+        qp->connection = id;
+    }
+    Message m = message_for(id, c, MessageType::kReq);
+    m.qp_number = rq.qp;
+    m.starting_psn = c.local_psn;
+    m.responder_resources = c.own_ird;
+    m.initiator_depth = c.own_ord;
+    m.path_mtu = limits.path_mtu;
+    m.private_data_bytes = rq.private_data_bytes;
+    std::memcpy(m.private_data, rq.private_data, rq.private_data_bytes);
+    send(m);
+    arm_timer(id, c);
+    connection = id;
+    log().debug("conn#{}: qp#{} connecting to port {}", id, rq.qp, dst->port);
+    return status::kSuccess;
+}
+
+int32_t ConnectionManager::accept(uint32_t context, const hw::AcceptRequest &rq) {
+    const auto &limits = device_.limits();
+    if (rq.private_data_bytes > std::min(limits.max_callee_data, hw::kMaxPrivateData)) {
+        return status::kInvalidParameter;
+    }
+    auto qp = device_.find_qp(context, rq.qp);
+    std::lock_guard lock(mutex_);
+    Connection *c = owned(context, rq.connection);
+    if (c == nullptr || c->active || !qp) return status::kInvalidParameter;
+    if (c->state == State::kFailed) return status::kConnectionAborted;
+    if (c->state != State::kRequested) return status::kInvalidDeviceState;
+    {
+        std::lock_guard qlock(qp->mutex);
+        if (qp->state != QpState::kReset || qp->connection != 0) return status::kConnectionActive;
+        qp->connection = rq.connection;
+    }
+    c->qp = rq.qp;
+    c->own_ird = std::min(rq.inbound_read_limit, limits.max_inbound_reads);
+    c->own_ord = std::min(rq.outbound_read_limit, limits.max_outbound_reads);
+    c->local_psn = device_.next_start_psn(rq.qp);
+    negotiate(*c);
+    connect_qp(*c, false);
+    c->state = State::kAccepted;
+    Message m = message_for(rq.connection, *c, MessageType::kRep);
+    m.qp_number = rq.qp;
+    m.starting_psn = c->local_psn;
+    m.responder_resources = c->own_ird;
+    m.initiator_depth = c->own_ord;
+    m.path_mtu = limits.path_mtu;
+    m.private_data_bytes = rq.private_data_bytes;
+    std::memcpy(m.private_data, rq.private_data, rq.private_data_bytes);
+    send(m);
+    arm_timer(rq.connection, *c);
+    return status::kSuccess;
+}
+
+int32_t ConnectionManager::reject(uint32_t context, const hw::AcceptRequest &rq) {
+    if (rq.private_data_bytes > std::min(device_.limits().max_callee_data, hw::kMaxPrivateData)) {
+        return status::kInvalidParameter;
+    }
+    std::lock_guard lock(mutex_);
+    Connection *c = owned(context, rq.connection);
+    if (c == nullptr) return status::kInvalidParameter;
+    const bool passive_pending = !c->active && c->state == State::kRequested;
+    const bool active_replied = c->active && c->state == State::kReplied;
+    if (!passive_pending && !active_replied) {
+        return c->state == State::kFailed ? status::kConnectionAborted
+                                          : status::kInvalidDeviceState;
+    }
+    Message m = message_for(rq.connection, *c, MessageType::kRej);
+    m.status = passive_pending ? status::kConnectionRefused : status::kConnectionAborted;
+    m.private_data_bytes = rq.private_data_bytes;
+    std::memcpy(m.private_data, rq.private_data, rq.private_data_bytes);
+    send(m);
+    c->state = State::kFailed;
+    unbind_qp(*c, false);
+    return status::kSuccess;
+}
+
+int32_t ConnectionManager::complete_connect(uint32_t context, uint32_t connection) {
+    std::lock_guard lock(mutex_);
+    Connection *c = owned(context, connection);
+    if (c == nullptr || !c->active) return status::kInvalidParameter;
+    if (c->state == State::kFailed) return status::kConnectionAborted;
+    if (c->state != State::kReplied) return status::kConnectionInvalid;
+    connect_qp(*c, true);
+    c->state = State::kEstablished;
+    send(message_for(connection, *c, MessageType::kRtu));
+    log().debug("conn#{}: established (active)", connection);
+    return status::kSuccess;
+}
+
+int32_t ConnectionManager::disconnect(uint32_t context, uint32_t connection) {
+    std::lock_guard lock(mutex_);
+    Connection *c = owned(context, connection);
+    if (c == nullptr) return status::kInvalidParameter;
+    if (c->state == State::kDisconnected) {  // the peer went first: nothing to wait for
+        c->state = State::kClosed;
+        unbind_qp(*c, true);
+        event(*c, connection, hw::EqeType::kDisconnectDone, status::kSuccess);
+        return status::kSuccess;
+    }
+    if (c->state != State::kEstablished && c->state != State::kAccepted) {
+        return status::kConnectionInvalid;
+    }
+    send(message_for(connection, *c, MessageType::kDreq));
+    c->state = State::kDisconnecting;
+    unbind_qp(*c, true);
+    arm_timer(connection, *c);
+    return status::kSuccess;
+}
+
+void ConnectionManager::abandon(uint32_t id, Connection &c) {
+    switch (c.state) {
+        case State::kEstablished:
+        case State::kAccepted:
+            send(message_for(id, c, MessageType::kDreq));
+            unbind_qp(c, true);
+            break;
+        case State::kRequested:
+        case State::kReplied:
+        case State::kReqSent: {
+            Message m = message_for(id, c, MessageType::kRej);
+            m.status = c.state == State::kRequested ? status::kConnectionRefused
+                                                    : status::kConnectionAborted;
+            send(m);  // receiver_id 0 before the REP: the peer matches on our id
+            unbind_qp(c, false);
+            break;
+        }
+        default:
+            unbind_qp(c, true);
+            break;
+    }
+}
+
+int32_t ConnectionManager::close_connection(uint32_t context, uint32_t connection) {
+    std::lock_guard lock(mutex_);
+    Connection *c = owned(context, connection);
+    if (c == nullptr) return status::kInvalidParameter;
+    abandon(connection, *c);
+    connections_.erase(connection);
+    return status::kSuccess;
+}
+
+int32_t ConnectionManager::query_connection(uint32_t context, uint32_t connection,
+                                            hw::ConnectionInfo &info) {
+    std::lock_guard lock(mutex_);
+    Connection *c = owned(context, connection);
+    if (c == nullptr) return status::kInvalidParameter;
+    info.local = make_sockaddr(c->local);
+    info.peer = make_sockaddr(c->peer);
+    if (!c->active && c->state == State::kRequested) {
+        // Before Accept: what accepting with the device maxima would give.
+        info.inbound_read_limit = std::min(device_.limits().max_inbound_reads, c->peer_ord);
+        info.outbound_read_limit = std::min(device_.limits().max_outbound_reads, c->peer_ird);
+    } else {
+        info.inbound_read_limit = c->ird;
+        info.outbound_read_limit = c->ord;
+    }
+    info.private_data_bytes = static_cast<uint32_t>(c->peer_private_data.size());
+    info.private_data_capacity = c->private_capacity;
+    std::copy(c->peer_private_data.begin(), c->peer_private_data.end(), info.private_data);
+    return status::kSuccess;
+}
+
+// ---- messages from peers
+
+void ConnectionManager::receive(const Message &m) {
+    using Handler = void (ConnectionManager::*)(const Message &);
+    static constexpr Handler kHandlers[] = {
+        nullptr,
+        &ConnectionManager::on_req,
+        &ConnectionManager::on_rep,
+        &ConnectionManager::on_rtu,
+        &ConnectionManager::on_rej,
+        &ConnectionManager::on_dreq,
+        &ConnectionManager::on_drep,
+    };
+    const auto t = static_cast<size_t>(m.type);
+    if (t == 0 || t >= std::size(kHandlers)) return;
+    std::lock_guard lock(mutex_);
+    (this->*kHandlers[t])(m);
+}
+
+void ConnectionManager::on_req(const Message &m) {
+    Endpoint local{m.destination_ip, m.destination_port, false, m.destination_ip.is_v4()};
+    Endpoint peer{m.source_ip, m.source_port, false, m.source_ip.is_v4()};
+    const Listener *listener = nullptr;
+    uint32_t listener_id = 0;
+    for (const auto &[id, l] : listeners_) {
+        if (!l.paused && l.endpoint.port == local.port && l.endpoint.v4 == local.v4 &&
+            (l.endpoint.any || l.endpoint.ip == local.ip)) {
+            listener = &l;
+            listener_id = id;
+            break;
+        }
+    }
+    if (listener == nullptr) {
+        Message rej{};
+        rej.type = MessageType::kRej;
+        rej.status = status::kConnectionRefused;
+        rej.receiver_id = m.sender_id;
+        rej.source_ip = m.destination_ip;
+        rej.destination_ip = m.source_ip;
+        send(rej);
+        return;
+    }
+    const uint32_t id = next_connection_++;
+    Connection &c = connections_[id];
+    c.context = listener->context;
+    c.active = false;
+    c.state = State::kRequested;
+    c.local = local;
+    c.peer = peer;
+    c.peer_id = m.sender_id;
+    c.peer_qpn = m.qp_number;
+    c.peer_psn = m.starting_psn;
+    c.peer_ird = m.responder_resources;
+    c.peer_ord = m.initiator_depth;
+    c.peer_mtu = m.path_mtu;
+    const uint32_t n = std::min(m.private_data_bytes, hw::kMaxPrivateData);
+    c.peer_private_data.assign(m.private_data, m.private_data + n);
+    c.private_capacity = std::min(device_.limits().max_caller_data, hw::kMaxPrivateData);
+    log().debug("conn#{}: request on listener#{} from qp#{}", id, listener_id, m.qp_number);
+    hw::Eqe e{};
+    e.object = listener_id;
+    e.data0 = id;
+    e.type = static_cast<uint8_t>(hw::EqeType::kConnectRequest);
+    device_.post_event(c.context, e);
+}
+
+void ConnectionManager::on_rep(const Message &m) {
+    auto it = connections_.find(m.receiver_id);
+    if (it == connections_.end()) return;
+    Connection &c = it->second;
+    if (!c.active || c.state != State::kReqSent) return;
+    c.peer_id = m.sender_id;
+    c.peer_qpn = m.qp_number;
+    c.peer_psn = m.starting_psn;
+    c.peer_ird = m.responder_resources;
+    c.peer_ord = m.initiator_depth;
+    c.peer_mtu = m.path_mtu;
+    const uint32_t n = std::min(m.private_data_bytes, hw::kMaxPrivateData);
+    c.peer_private_data.assign(m.private_data, m.private_data + n);
+    negotiate(c);
+    c.state = State::kReplied;
+    ++c.timer_generation;
+    event(c, it->first, hw::EqeType::kConnectReply, status::kSuccess);
+}
+
+void ConnectionManager::on_rtu(const Message &m) {
+    auto it = connections_.find(m.receiver_id);
+    if (it == connections_.end()) return;
+    Connection &c = it->second;
+    if (c.active || c.state != State::kAccepted || c.peer_id != m.sender_id) return;
+    connect_qp(c, true);
+    c.state = State::kEstablished;
+    ++c.timer_generation;
+    log().debug("conn#{}: established (passive)", it->first);
+    event(c, it->first, hw::EqeType::kEstablished, status::kSuccess);
+}
+
+void ConnectionManager::on_rej(const Message &m) {
+    auto it = connections_.find(m.receiver_id);
+    if (m.receiver_id == 0) {  // abandoned before it knew our id (IB: REJ by remote comm id)
+        it = std::find_if(connections_.begin(), connections_.end(), [&m](const auto &kv) {
+            return !kv.second.active && kv.second.peer_id == m.sender_id &&
+                   kv.second.peer.ip == m.source_ip;
+        });
+    }
+    if (it == connections_.end()) return;
+    Connection &c = it->second;
+    const uint32_t id = it->first;
+    if (c.active && c.state == State::kReqSent) {
+        const uint32_t n = std::min(m.private_data_bytes, hw::kMaxPrivateData);
+        c.peer_private_data.assign(m.private_data, m.private_data + n);
+        c.state = State::kFailed;
+        ++c.timer_generation;
+        unbind_qp(c, false);
+        event(c, id, hw::EqeType::kConnectReply, m.status);
+    } else if (!c.active && (c.state == State::kRequested || c.state == State::kAccepted) &&
+               c.peer_id == m.sender_id) {
+        const bool accepted = c.state == State::kAccepted;
+        c.state = State::kFailed;
+        ++c.timer_generation;
+        unbind_qp(c, accepted);
+        event(c, id, hw::EqeType::kConnectAborted, status::kConnectionAborted);
+    }
+}
+
+void ConnectionManager::on_dreq(const Message &m) {
+    Message drep{};
+    drep.type = MessageType::kDrep;
+    drep.sender_id = m.receiver_id;
+    drep.receiver_id = m.sender_id;
+    drep.source_ip = m.destination_ip;
+    drep.destination_ip = m.source_ip;
+    send(drep);
+    auto it = connections_.find(m.receiver_id);
+    if (it == connections_.end() || it->second.peer_id != m.sender_id) return;
+    Connection &c = it->second;
+    if (c.state == State::kEstablished || c.state == State::kAccepted ||
+        c.state == State::kReplied) {
+        c.state = State::kDisconnected;
+        ++c.timer_generation;
+        event(c, it->first, hw::EqeType::kDisconnected, status::kSuccess);
+    }
+}
+
+void ConnectionManager::on_drep(const Message &m) {
+    auto it = connections_.find(m.receiver_id);
+    if (it == connections_.end()) return;
+    Connection &c = it->second;
+    if (c.state != State::kDisconnecting) return;
+    c.state = State::kClosed;
+    ++c.timer_generation;
+    event(c, it->first, hw::EqeType::kDisconnectDone, status::kSuccess);
+}
+
+// ---- teardown
+
+void ConnectionManager::context_died(uint32_t context) {
+    std::lock_guard lock(mutex_);
+    std::erase_if(listeners_, [context](const auto &kv) { return kv.second.context == context; });
+    for (auto it = connections_.begin(); it != connections_.end();) {
+        if (it->second.context == context) {
+            abandon(it->first, it->second);
+            it = connections_.erase(it);
+        } else {
+            ++it;
+        }
+    }
+}
+
+void ConnectionManager::qp_destroyed(uint32_t qp) {
+    std::lock_guard lock(mutex_);
+    for (auto &[id, c] : connections_) {
+        if (c.qp != qp) continue;
+        if (c.state == State::kEstablished || c.state == State::kAccepted) {
+            send(message_for(id, c, MessageType::kDreq));
+            c.state = State::kDisconnecting;
+        }
+        c.qp = 0;
+    }
+}
+
+}  // namespace softndk::emu::cm

@@ -1,0 +1,146 @@
+// cm.hpp - the connection manager of one adapter: listeners, connections, and the
+// REQ/REP/RTU/REJ/DREQ/DREP exchange with the peer adapter's CM over the fabric.
+//
+// Connection life (NDK names; EQEs go to the owning context):
+//   active:  kConnect -> REQ ........ REP -> kConnectReply(SUCCESS) -> kCompleteConnect
+//            -> RTU, QP RTR+RTS, established.   REJ -> kConnectReply(CONNECTION_REFUSED,
+//            the peer's private data readable by kQueryConnection); no answer within
+//            TransportDefaults::cm_timeout_ms -> kConnectReply(IO_TIMEOUT).
+//            kReject after the REP -> REJ (the passive side sees kConnectAborted).
+//   passive: REQ -> kConnectRequest EQE at the listener's context (data0 = new connection
+//            id) -> kAccept (QP RTR, REP) ... RTU -> QP RTS, kEstablished. kReject -> REJ
+//            with private data. No RTU in time, or a REJ -> kConnectAborted.
+//   both:    kDisconnect -> DREQ, our QP to ERROR (flushed); the peer gets kDisconnected
+//            and answers DREP -> kDisconnectDone (IO_TIMEOUT if no DREP in time).
+//            kCloseConnection releases the id (disconnecting or rejecting first if
+//            needed); a context that dies does the same for all its connections, so
+//            its peers see kDisconnected.
+// Listening: the IP must be one of the adapter's (or unspecified = all of them, per
+// family) else STATUS_INVALID_ADDRESS; port 0 picks an ephemeral port (49152-65535,
+// STATUS_TOO_MANY_ADDRESSES when none is free); an IP:port in use by a listener or a
+// connection gives STATUS_SHARING_VIOLATION. A paused listener refuses requests as if
+// it did not exist (the peer's connect ends with CONNECTION_REFUSED).
+// Connect errors found locally are returned by the command: bad QP or one already
+// connected (STATUS_INVALID_PARAMETER / STATUS_CONNECTION_ACTIVE), a source address
+// that is not ours (STATUS_INVALID_ADDRESS), no adapter on the fabric owns the
+// destination (STATUS_HOST_UNREACHABLE).
+// IRD/ORD (ndkpi-api §7.7): each side caps its own values by the device limits;
+// effective IRD = min(own IRD, peer ORD), effective ORD = min(own ORD, peer IRD).
+// The QP gets the peer's QP number, both starting PSNs and min(path MTUs).
+//
+// Locking: one mutex; the CM takes QP locks and the device's object/EQ locks under it
+// (order cm -> objects -> QP -> CQ -> EQ), never the other way round.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <vector>
+
+#include "cm/messages.hpp"
+#include "softndk/hw_interface.hpp"
+
+namespace softndk::emu {
+class Device;
+}
+
+namespace softndk::emu::cm {
+
+struct Endpoint {
+    wire::IpAddr ip{};
+    uint16_t port = 0;
+    bool any = false;  // unspecified address (listeners only)
+    bool v4 = true;
+};
+
+// Linux sockaddr_in / sockaddr_in6 bytes <-> Endpoint. nullopt for other families or
+// short lengths.
+std::optional<Endpoint> parse_sockaddr(const hw::WireSockaddr &sa);
+hw::WireSockaddr make_sockaddr(const Endpoint &ep);
+
+class ConnectionManager {
+  public:
+    explicit ConnectionManager(Device &device);
+    ~ConnectionManager();
+
+    int32_t listen(uint32_t context, const hw::WireSockaddr &address, uint32_t &listener,
+                   hw::WireSockaddr &bound);
+    int32_t close_listener(uint32_t context, uint32_t listener);
+    int32_t pause_listener(uint32_t context, uint32_t listener, bool pause);
+    int32_t connect(uint32_t context, const hw::ConnectRequest &request, uint32_t &connection);
+    int32_t accept(uint32_t context, const hw::AcceptRequest &request);
+    int32_t reject(uint32_t context, const hw::AcceptRequest &request);
+    int32_t complete_connect(uint32_t context, uint32_t connection);
+    int32_t disconnect(uint32_t context, uint32_t connection);
+    int32_t close_connection(uint32_t context, uint32_t connection);
+    int32_t query_connection(uint32_t context, uint32_t connection, hw::ConnectionInfo &info);
+
+    void receive(const Message &message);
+    void context_died(uint32_t context);
+    void qp_destroyed(uint32_t qp);
+
+  private:
+    enum class State : uint8_t {
+        kReqSent,    // active: waiting for REP/REJ
+        kReplied,    // active: REP received, waiting for CompleteConnect/Reject
+        kRequested,  // passive: REQ received, waiting for Accept/Reject
+        kAccepted,   // passive: REP sent, waiting for RTU
+        kEstablished,
+        kDisconnecting,  // DREQ sent, waiting for DREP
+        kDisconnected,   // the peer disconnected; ours not issued yet
+        kClosed,         // our disconnect finished
+        kFailed,         // refused, rejected, timed out or aborted
+    };
+    struct Listener {
+        uint32_t context = 0;
+        Endpoint endpoint;
+        bool paused = false;
+    };
+    struct Connection {
+        uint32_t context = 0;
+        bool active = false;
+        State state = State::kFailed;
+        uint32_t qp = 0;
+        Endpoint local, peer;
+        uint32_t peer_id = 0;
+        uint32_t peer_qpn = 0, peer_psn = 0, peer_ird = 0, peer_ord = 0, peer_mtu = 0;
+        uint32_t own_ird = 0, own_ord = 0;
+        uint32_t local_psn = 0;
+        uint32_t ird = 0, ord = 0;  // effective
+        std::vector<uint8_t> peer_private_data;
+        uint32_t private_capacity = 0;
+        uint64_t timer_generation = 0;
+    };
+
+    bool endpoint_in_use(const Endpoint &ep) const;
+    std::optional<uint16_t> ephemeral_port(const Endpoint &ep);
+    Connection *owned(uint32_t context, uint32_t id);
+    Message message_for(uint32_t id, const Connection &c, MessageType type) const;
+    void send(const Message &m);
+    void event(const Connection &c, uint32_t id, hw::EqeType type, int32_t status,
+               uint64_t data0 = 0);
+    void arm_timer(uint32_t id, Connection &c);
+    void on_timeout(uint32_t id, uint64_t generation);
+    void unbind_qp(Connection &c, bool to_error);
+    void connect_qp(Connection &c, bool to_rts);
+    void negotiate(Connection &c);
+    void abandon(uint32_t id, Connection &c);  // close-time cleanup towards the peer
+
+    void on_req(const Message &m);
+    void on_rep(const Message &m);
+    void on_rtu(const Message &m);
+    void on_rej(const Message &m);
+    void on_dreq(const Message &m);
+    void on_drep(const Message &m);
+
+    Device &device_;
+    std::mutex mutex_;
+    std::map<uint32_t, Listener> listeners_;
+    std::map<uint32_t, Connection> connections_;
+    uint32_t next_listener_ = 1;
+    uint32_t next_connection_ = 1;
+    uint32_t next_port_ = 49152;
+};
+
+}  // namespace softndk::emu::cm

@@ -1,0 +1,668 @@
+// commands.cpp - the slow path: one handler per CommandOpcode, dispatched from a
+// table (request size, response size, handler). Contracts: device.hpp.
+#include <algorithm>
+#include <bit>
+#include <cstring>
+
+#include "cm/cm.hpp"
+#include "device/device.hpp"
+#include "device/log.hpp"
+#include "device/status.hpp"
+#include "rc/engine.hpp"
+
+namespace softndk::emu {
+
+namespace {
+
+int32_t key_status_to_nt(KeyStatus s) {
+    switch (s) {
+        case KeyStatus::kOk:
+            return status::kSuccess;
+        case KeyStatus::kTableFull:
+            return status::kInsufficientResources;
+        case KeyStatus::kBoundWindows:
+        case KeyStatus::kAlreadyValid:
+        case KeyStatus::kNotValid:
+            return status::kInvalidDeviceState;
+        default:
+            return status::kInvalidParameter;
+    }
+}
+
+// Queue memory: the doorbell records share the first page, rings start on the next.
+constexpr uint32_t kRingStart = hw::kPageBytes;
+
+}  // namespace
+
+struct Commands {
+    using Handler = int32_t (*)(Device &, uint32_t &, const std::byte *, std::byte *, size_t);
+    struct Spec {
+        hw::CommandOpcode op;
+        uint32_t request_bytes;
+        Handler handler;
+    };
+
+    template <class Req, class Resp, int32_t (*Fn)(Device &, uint32_t &, const Req &, Resp &)>
+    static int32_t invoke(Device &d, uint32_t &ctx, const std::byte *rq, std::byte *rs,
+                          size_t rs_bytes) {
+        Req req;
+        std::memcpy(&req, rq, sizeof(Req));
+        Resp resp{};
+        resp.header.sequence = req.header.sequence;
+        resp.header.status = Fn(d, ctx, req, resp);
+        std::memcpy(rs, &resp, std::min(rs_bytes, sizeof(Resp)));
+        return resp.header.status;
+    }
+
+    static const Spec *find(hw::CommandOpcode op);
+
+    // ---- contexts
+    static int32_t attach(Device &d, uint32_t &ctx, const hw::AttachRequest &rq,
+                          hw::AttachResponse &rs) {
+        if (ctx != kNoContext) return status::kInvalidDeviceState;
+        if (rq.abi_version != hw::kAbiVersion) return status::kBadVersion;
+        if (rq.if_index != d.config_.if_index) return status::kInvalidParameter;
+        const auto &l = d.limits();
+        if (rq.ndk_major > l.ndk_version_major ||
+            (rq.ndk_major == l.ndk_version_major && rq.ndk_minor > l.ndk_version_minor)) {
+            return status::kBadVersion;
+        }
+        auto c = std::make_shared<Device::Context>();
+        c->process_id = rq.process_id;
+        c->control = d.allocator_->allocate(hw::kPageBytes);
+        auto eq_memory = d.allocator_->allocate(Eq::layout_for(Eq::kEntries).bytes);
+        if (!c->control || !eq_memory) return status::kInsufficientResources;
+        c->page = new (c->control->data()) hw::ContextControlPage{};
+        c->eq =
+            std::make_shared<Eq>(std::move(eq_memory), c->page->wake.host_sleeping, d.counters_);
+        {
+            std::unique_lock lock(d.objects_mutex_);
+            c->id = d.next_context_++;
+            d.contexts_.emplace(c->id, c);
+        }
+        c->page->magic = hw::kControlPageMagic;
+        c->page->abi_version = hw::kAbiVersion;
+        c->page->context_id = c->id;
+        ctx = c->id;
+        rs.context_id = c->id;
+        rs.abi_version = hw::kAbiVersion;
+        rs.limits = l;
+        rs.control_page = c->control->handle();
+        rs.event_queue = c->eq->memory().handle();
+        rs.event_queue_layout = c->eq->layout();
+        logger(Component::kDevice)
+            .debug("{}: ctx#{} attached (pid {})", d.config_.alias, c->id, rq.process_id);
+        return status::kSuccess;
+    }
+
+    static int32_t detach(Device &d, uint32_t &ctx, const hw::ObjectRequest &,
+                          hw::ObjectResponse &) {
+        auto c = d.find_context(ctx);
+        if (!c) return status::kInvalidParameter;
+        d.destroy_context(*c);
+        ctx = kNoContext;
+        return status::kSuccess;
+    }
+
+    // ---- PDs
+    static int32_t create_pd(Device &d, uint32_t &ctx, const hw::ObjectRequest &,
+                             hw::ObjectResponse &rs) {
+        auto c = d.find_context(ctx);
+        if (!c) return status::kInvalidParameter;
+        std::unique_lock lock(d.objects_mutex_);
+        const uint32_t pd = d.next_pd_++;
+        d.pds_.emplace(pd, Device::Pd{ctx, 0});
+        c->pds.insert(pd);
+        rs.object = pd;
+        return status::kSuccess;
+    }
+
+    static int32_t destroy_pd(Device &d, uint32_t &ctx, const hw::ObjectRequest &rq,
+                              hw::ObjectResponse &rs) {
+        auto c = d.find_context(ctx);
+        std::unique_lock lock(d.objects_mutex_);
+        auto it = d.pds_.find(rq.object);
+        if (!c || it == d.pds_.end() || it->second.context != ctx) return status::kInvalidParameter;
+        if (it->second.users != 0) return status::kInvalidDeviceState;
+        d.pds_.erase(it);
+        c->pds.erase(rq.object);
+        rs.object = rq.object;
+        return status::kSuccess;
+    }
+
+    // ---- CQs
+    static int32_t create_cq(Device &d, uint32_t &ctx, const hw::CreateCqRequest &rq,
+                             hw::CreateCqResponse &rs) {
+        auto c = d.find_context(ctx);
+        if (!c) return status::kInvalidParameter;
+        if (rq.depth == 0 || rq.depth > d.limits().max_cq_depth) return status::kInvalidParameter;
+        const uint32_t entries = std::bit_ceil(rq.depth);
+        auto memory = d.allocator_->allocate(Cq::layout_for(entries).bytes);
+        if (!memory) return status::kInsufficientResources;
+        std::unique_lock lock(d.objects_mutex_);
+        uint32_t n = 1;
+        while (n < kMaxQueues && d.cqs_[n])
+            ++n;
+        if (n == kMaxQueues) return status::kInsufficientResources;
+        auto cq = std::make_shared<Cq>(n, ctx, std::move(memory), entries, c->eq, d.counters_);
+        d.cqs_[n] = cq;
+        c->cqs.insert(n);
+        rs.cq = n;
+        rs.memory = cq->memory().handle();
+        rs.layout = cq->layout();
+        return status::kSuccess;
+    }
+
+    static int32_t destroy_cq(Device &d, uint32_t &ctx, const hw::ObjectRequest &rq,
+                              hw::ObjectResponse &rs) {
+        auto c = d.find_context(ctx);
+        std::unique_lock lock(d.objects_mutex_);
+        if (!c || rq.object >= kMaxQueues || !d.cqs_[rq.object] ||
+            d.cqs_[rq.object]->context() != ctx) {
+            return status::kInvalidParameter;
+        }
+        for (const auto &qp : d.qps_) {
+            if (qp && (qp->send_cq == d.cqs_[rq.object] || qp->recv_cq == d.cqs_[rq.object])) {
+                return status::kInvalidDeviceState;
+            }
+        }
+        d.cqs_[rq.object].reset();
+        c->cqs.erase(rq.object);
+        rs.object = rq.object;
+        return status::kSuccess;
+    }
+
+    // ---- QPs
+    static int32_t create_qp(Device &d, uint32_t &ctx, const hw::CreateQpRequest &rq,
+                             hw::CreateQpResponse &rs) {
+        auto c = d.find_context(ctx);
+        if (!c) return status::kInvalidParameter;
+        const auto &l = d.limits();
+        const bool with_srq = rq.srq != hw::kNoObject;
+        if (rq.send_depth == 0 || rq.send_depth > l.max_send_queue_depth ||
+            (!with_srq &&
+             (rq.recv_depth > l.max_recv_queue_depth || rq.max_recv_sge > l.max_recv_sge)) ||
+            rq.max_send_sge > l.max_send_sge || rq.max_inline_bytes > l.max_inline_bytes) {
+            return status::kInvalidParameter;
+        }
+        // Largest WQE: ctrl + raddr + max(data segments, inline segments).
+        const uint32_t inline_segments = (4 + rq.max_inline_bytes + 15) / 16;
+        const uint32_t data_segments = std::max(
+            {rq.max_send_sge, std::min(rq.max_send_sge, l.max_read_sge), inline_segments, 1u});
+        const uint32_t segments = 2 + data_segments;
+        const uint32_t wqebbs =
+            (segments * hw::kSegmentBytes + hw::kWqeBasicBlock - 1) / hw::kWqeBasicBlock;
+        const uint32_t sq_entries = std::bit_ceil(rq.send_depth * wqebbs);
+        // With an SRQ the QP has no RQ (layout entries 0, no ring memory).
+        const uint32_t rq_entries = with_srq ? 0 : std::bit_ceil(std::max(rq.recv_depth, 1u));
+        const uint32_t rq_entry_bytes =
+            with_srq ? 0 : std::max(rq.max_recv_sge, 1u) * hw::kSegmentBytes;
+        const uint64_t sq_bytes = uint64_t{sq_entries} * hw::kWqeBasicBlock;
+        const uint64_t rq_offset = kRingStart + sq_bytes;
+        const uint64_t total = rq_offset + round_up(uint64_t{rq_entries} * rq_entry_bytes, 64);
+        auto memory = d.allocator_->allocate(total);
+        if (!memory) return status::kInsufficientResources;
+
+        std::shared_ptr<Qp> qp;
+        {
+            std::unique_lock lock(d.objects_mutex_);
+            auto pd = d.pds_.find(rq.pd);
+            auto cq_ok = [&](uint32_t n) {
+                return n < kMaxQueues && d.cqs_[n] && d.cqs_[n]->context() == ctx;
+            };
+            if (pd == d.pds_.end() || pd->second.context != ctx || !cq_ok(rq.send_cq) ||
+                !cq_ok(rq.recv_cq)) {
+                return status::kInvalidParameter;
+            }
+            std::shared_ptr<Srq> srq;
+            if (with_srq) {
+                if (rq.srq >= kMaxQueues || !d.srqs_[rq.srq] || d.srqs_[rq.srq]->context != ctx) {
+                    return status::kInvalidParameter;
+                }
+                srq = d.srqs_[rq.srq];
+            }
+            // Next-fit, so a destroyed QP's number is not reused at once: packets still in
+            // flight to it would otherwise reach a new QP.
+            uint32_t n = 0;
+            for (uint32_t i = 0; i < kMaxQueues - 2 && n == 0; ++i) {
+                const uint32_t candidate = 2 + (d.next_qp_ - 2 + i) % (kMaxQueues - 2);
+                if (!d.qps_[candidate]) n = candidate;
+            }
+            if (n == 0) return status::kInsufficientResources;
+            d.next_qp_ = n + 1 >= kMaxQueues ? 2 : n + 1;
+            qp = std::make_shared<Qp>(d, n, ctx, rq.pd);
+            qp->send_cq = d.cqs_[rq.send_cq];
+            qp->recv_cq = d.cqs_[rq.recv_cq];
+            qp->srq = srq;
+            qp->memory = std::move(memory);
+            qp->sq_layout =
+                hw::QueueLayout{qp->memory->size(), 0, kRingStart, sq_entries, hw::kWqeBasicBlock};
+            qp->rq_layout =
+                hw::QueueLayout{qp->memory->size(), sizeof(hw::QueueDoorbell),
+                                static_cast<uint32_t>(rq_offset), rq_entries, rq_entry_bytes};
+            qp->max_send_sge = rq.max_send_sge;
+            qp->max_recv_sge = std::max(rq.max_recv_sge, 1u);
+            qp->max_inline = rq.max_inline_bytes;
+            // FAST_REGISTER: ctrl + 2 + one segment per two page addresses.
+            const uint32_t fast_register_segments = 3 + (l.max_fast_register_pages + 1) / 2;
+            qp->max_send_segments =
+                std::min(std::max(segments, fast_register_segments), hw::kMaxWqeSegments);
+            qp->req.sq = SqConsumer::attach(qp->memory->data(), qp->sq_layout);
+            if (!with_srq) qp->resp.rq = RqConsumer::attach(qp->memory->data(), qp->rq_layout);
+            if (!qp->req.sq || (!with_srq && !qp->resp.rq)) return status::kInternalError;
+            d.qps_[n] = qp;
+            ++pd->second.users;
+            c->qps.insert(n);
+        }
+        rs.qp = qp->number;
+        rs.memory = qp->memory->handle();
+        rs.send_queue = qp->sq_layout;
+        rs.recv_queue = qp->rq_layout;
+        logger(Component::kDevice)
+            .debug("qp#{}: created (ctx#{} pd#{} sq {}x64 rq {}x{})", qp->number, ctx, rq.pd,
+                   sq_entries, rq_entries, rq_entry_bytes);
+        return status::kSuccess;
+    }
+
+    static int32_t destroy_qp(Device &d, uint32_t &ctx, const hw::ObjectRequest &rq,
+                              hw::ObjectResponse &rs) {
+        auto qp = d.find_qp(ctx, rq.object);
+        if (!qp) return status::kInvalidParameter;
+        d.destroy_qp(qp);
+        rs.object = rq.object;
+        return status::kSuccess;
+    }
+
+    static int32_t flush_qp(Device &d, uint32_t &ctx, const hw::ObjectRequest &rq,
+                            hw::ObjectResponse &rs) {
+        auto qp = d.find_qp(ctx, rq.object);
+        if (!qp) return status::kInvalidParameter;
+        {
+            std::lock_guard lock(qp->mutex);
+            rc::enter_error(*qp, "flush command");
+        }
+        Fabric::drain();
+        rs.object = rq.object;
+        return status::kSuccess;
+    }
+
+    // ---- SRQs
+    static int32_t create_srq(Device &d, uint32_t &ctx, const hw::CreateSrqRequest &rq,
+                              hw::CreateSrqResponse &rs) {
+        auto c = d.find_context(ctx);
+        const auto &l = d.limits();
+        if (!c || rq.depth == 0 || rq.depth > l.max_srq_depth || rq.max_sge == 0 ||
+            rq.max_sge > l.max_recv_sge || rq.limit > rq.depth) {
+            return status::kInvalidParameter;
+        }
+        const uint32_t entries = std::bit_ceil(rq.depth);
+        const hw::QueueLayout layout{0, 0, kRingStart, entries, rq.max_sge * hw::kSegmentBytes};
+        auto memory =
+            d.allocator_->allocate(kRingStart + uint64_t{entries} * rq.max_sge * hw::kSegmentBytes);
+        if (!memory) return status::kInsufficientResources;
+        hw::QueueLayout full = layout;
+        full.bytes = memory->size();
+        std::unique_lock lock(d.objects_mutex_);
+        auto pd = d.pds_.find(rq.pd);
+        if (pd == d.pds_.end() || pd->second.context != ctx) return status::kInvalidParameter;
+        uint32_t n = 1;
+        while (n < kMaxQueues && d.srqs_[n])
+            ++n;
+        if (n == kMaxQueues) return status::kInsufficientResources;
+        auto srq = std::make_shared<Srq>(n, ctx, rq.pd, std::move(memory), full, rq.max_sge);
+        if (!srq->ring) return status::kInternalError;
+        srq->limit = rq.limit;
+        d.srqs_[n] = srq;
+        ++pd->second.users;
+        c->srqs.insert(n);
+        rs.srq = n;
+        rs.memory = srq->memory->handle();
+        rs.layout = full;
+        return status::kSuccess;
+    }
+
+    static std::shared_ptr<Srq> owned_srq(Device &d, uint32_t ctx, uint32_t n) {
+        std::shared_lock lock(d.objects_mutex_);
+        if (n >= kMaxQueues || !d.srqs_[n] || d.srqs_[n]->context != ctx) return nullptr;
+        return d.srqs_[n];
+    }
+
+    // Re-arms the limit event. Changing the depth (a resize) is not built: a depth above
+    // the SRQ's capacity gives STATUS_NOT_SUPPORTED.
+    static int32_t modify_srq(Device &d, uint32_t &ctx, const hw::CreateSrqRequest &rq,
+                              hw::CreateSrqResponse &rs) {
+        auto srq = owned_srq(d, ctx, rq.srq);
+        if (!srq) return status::kInvalidParameter;
+        std::lock_guard lock(srq->mutex);
+        if (rq.depth > d.limits().max_srq_depth) return status::kInvalidParameter;
+        if (rq.depth > srq->layout.entries) return status::kNotSupported;
+        if (rq.limit > srq->layout.entries) return status::kInvalidParameter;
+        srq->limit = rq.limit;
+        rs.srq = rq.srq;
+        srq->ring->acquire_producer();
+        rs.queued = srq->ring->available();
+        rs.memory = srq->memory->handle();
+        rs.layout = srq->layout;
+        return status::kSuccess;
+    }
+
+    static int32_t destroy_srq(Device &d, uint32_t &ctx, const hw::ObjectRequest &rq,
+                               hw::ObjectResponse &rs) {
+        auto c = d.find_context(ctx);
+        std::unique_lock lock(d.objects_mutex_);
+        if (!c || rq.object >= kMaxQueues || !d.srqs_[rq.object] ||
+            d.srqs_[rq.object]->context != ctx) {
+            return status::kInvalidParameter;
+        }
+        for (const auto &qp : d.qps_) {
+            if (qp && qp->srq == d.srqs_[rq.object]) return status::kInvalidDeviceState;
+        }
+        if (auto pd = d.pds_.find(d.srqs_[rq.object]->pd); pd != d.pds_.end()) {
+            --pd->second.users;
+        }
+        d.srqs_[rq.object].reset();
+        c->srqs.erase(rq.object);
+        rs.object = rq.object;
+        return status::kSuccess;
+    }
+
+    // ---- memory regions
+    static int32_t alloc_mr(Device &d, uint32_t &ctx, const hw::ObjectRequest &rq,
+                            hw::ObjectResponse &rs) {
+        auto c = d.find_context(ctx);
+        std::unique_lock lock(d.objects_mutex_);
+        auto pd = d.pds_.find(rq.object);
+        if (!c || pd == d.pds_.end() || pd->second.context != ctx) return status::kInvalidParameter;
+        const auto r =
+            d.mpt_.allocate(rq.reserved == 1 ? MptType::kFastRegMr : MptType::kMr, rq.object);
+        if (!r.ok()) return key_status_to_nt(r.status);
+        const uint32_t index = hw::token_index(r.token);
+        d.mpt_owners_[index] = Device::MptOwner{ctx, rq.object};
+        ++pd->second.users;
+        c->mrs.insert(index);
+        rs.object = index;
+        rs.token = r.token;
+        return status::kSuccess;
+    }
+
+    static int32_t alloc_mw(Device &d, uint32_t &ctx, const hw::ObjectRequest &rq,
+                            hw::ObjectResponse &rs) {
+        if (rq.reserved != 1 && rq.reserved != 2) return status::kInvalidParameter;
+        auto c = d.find_context(ctx);
+        std::unique_lock lock(d.objects_mutex_);
+        auto pd = d.pds_.find(rq.object);
+        if (!c || pd == d.pds_.end() || pd->second.context != ctx) return status::kInvalidParameter;
+        const auto r =
+            d.mpt_.allocate(rq.reserved == 1 ? MptType::kMwType1 : MptType::kMwType2, rq.object);
+        if (!r.ok()) return key_status_to_nt(r.status);
+        const uint32_t index = hw::token_index(r.token);
+        d.mpt_owners_[index] = Device::MptOwner{ctx, rq.object};
+        ++pd->second.users;
+        c->mrs.insert(index);
+        rs.object = index;
+        rs.token = r.token;
+        return status::kSuccess;
+    }
+
+    static int32_t init_fast_reg_mr(Device &d, uint32_t &ctx, const hw::InitFastRegMrRequest &rq,
+                                    hw::ObjectResponse &rs) {
+        const uint32_t token = owned_token(d, ctx, rq.mpt_index);
+        if (token == 0) return status::kInvalidParameter;
+        if (rq.max_pages > d.limits().max_fast_register_pages) return status::kImplementationLimit;
+        rs.object = rq.mpt_index;
+        rs.token = token;
+        return key_status_to_nt(
+            d.mpt_.init_fast_register(token, rq.max_pages, rq.remote_access != 0));
+    }
+
+    // Current token of an MPT entry owned by ctx, or 0.
+    static uint32_t owned_token(Device &d, uint32_t ctx, uint32_t index) {
+        {
+            std::shared_lock lock(d.objects_mutex_);
+            auto it = d.mpt_owners_.find(index);
+            if (it == d.mpt_owners_.end() || it->second.context != ctx) return 0;
+        }
+        auto info = d.mpt_.inspect(index);
+        return info ? info->token : 0;
+    }
+
+    static int32_t register_mr(Device &d, uint32_t &ctx, const hw::RegisterMrRequest &rq,
+                               hw::ObjectResponse &rs) {
+        const uint32_t token = owned_token(d, ctx, rq.mpt_index);
+        if (token == 0) return status::kInvalidParameter;
+        if (rq.length == 0 || rq.length > d.limits().max_registration_bytes) {
+            return status::kInvalidParameter;
+        }
+        RegisteredMemory memory;
+        if (const int32_t s = d.allocator_->map_registration(rq.memory, rq.length, memory);
+            s != status::kSuccess) {
+            return s;
+        }
+        auto translation = Translation::contiguous(rq.iova, rq.length, memory.address,
+                                                   std::move(memory.keepalive));
+        if (!translation) return status::kInvalidParameter;
+        const auto r = d.mpt_.register_mr(token, rq.access, rq.iova, rq.length, translation);
+        if (!r.ok()) return key_status_to_nt(r.status);
+        rs.object = rq.mpt_index;
+        rs.token = r.token;
+        return status::kSuccess;
+    }
+
+    static int32_t deregister_mr(Device &d, uint32_t &ctx, const hw::ObjectRequest &rq,
+                                 hw::ObjectResponse &rs) {
+        const uint32_t token = owned_token(d, ctx, rq.object);
+        if (token == 0) return status::kInvalidParameter;
+        rs.object = rq.object;
+        return key_status_to_nt(d.mpt_.deregister_mr(token));
+    }
+
+    static int32_t free_mr(Device &d, uint32_t &ctx, const hw::ObjectRequest &rq,
+                           hw::ObjectResponse &rs) {
+        const uint32_t token = owned_token(d, ctx, rq.object);
+        if (token == 0) return status::kInvalidParameter;
+        const KeyStatus s = d.mpt_.deallocate(token);
+        if (s != KeyStatus::kOk) return key_status_to_nt(s);
+        auto c = d.find_context(ctx);
+        std::unique_lock lock(d.objects_mutex_);
+        if (auto it = d.mpt_owners_.find(rq.object); it != d.mpt_owners_.end()) {
+            if (auto pd = d.pds_.find(it->second.pd); pd != d.pds_.end()) --pd->second.users;
+            d.mpt_owners_.erase(it);
+        }
+        if (c) c->mrs.erase(rq.object);
+        rs.object = rq.object;
+        return status::kSuccess;
+    }
+
+    // ---- connection management (cm.hpp does the work)
+    static int32_t listen(Device &d, uint32_t &ctx, const hw::ListenRequest &rq,
+                          hw::ListenResponse &rs) {
+        if (!d.find_context(ctx)) return status::kInvalidParameter;
+        return d.cm_->listen(ctx, rq.address, rs.listener, rs.bound);
+    }
+    static int32_t close_listener(Device &d, uint32_t &ctx, const hw::ObjectRequest &rq,
+                                  hw::ObjectResponse &rs) {
+        rs.object = rq.object;
+        return d.cm_->close_listener(ctx, rq.object);
+    }
+    static int32_t pause_listener(Device &d, uint32_t &ctx, const hw::ObjectRequest &rq,
+                                  hw::ObjectResponse &rs) {
+        rs.object = rq.object;
+        return d.cm_->pause_listener(ctx, rq.object, rq.reserved != 0);
+    }
+    static int32_t connect(Device &d, uint32_t &ctx, const hw::ConnectRequest &rq,
+                           hw::ObjectResponse &rs) {
+        if (!d.find_context(ctx)) return status::kInvalidParameter;
+        const int32_t s = d.cm_->connect(ctx, rq, rs.object);
+        Fabric::drain();
+        return s;
+    }
+    static int32_t accept(Device &d, uint32_t &ctx, const hw::AcceptRequest &rq,
+                          hw::ObjectResponse &rs) {
+        rs.object = rq.connection;
+        const int32_t s = d.cm_->accept(ctx, rq);
+        Fabric::drain();
+        return s;
+    }
+    static int32_t reject(Device &d, uint32_t &ctx, const hw::AcceptRequest &rq,
+                          hw::ObjectResponse &rs) {
+        rs.object = rq.connection;
+        const int32_t s = d.cm_->reject(ctx, rq);
+        Fabric::drain();
+        return s;
+    }
+    static int32_t complete_connect(Device &d, uint32_t &ctx, const hw::ObjectRequest &rq,
+                                    hw::ObjectResponse &rs) {
+        rs.object = rq.object;
+        const int32_t s = d.cm_->complete_connect(ctx, rq.object);
+        Fabric::drain();
+        return s;
+    }
+    static int32_t disconnect(Device &d, uint32_t &ctx, const hw::ObjectRequest &rq,
+                              hw::ObjectResponse &rs) {
+        rs.object = rq.object;
+        const int32_t s = d.cm_->disconnect(ctx, rq.object);
+        Fabric::drain();
+        return s;
+    }
+    static int32_t close_connection(Device &d, uint32_t &ctx, const hw::ObjectRequest &rq,
+                                    hw::ObjectResponse &rs) {
+        rs.object = rq.object;
+        const int32_t s = d.cm_->close_connection(ctx, rq.object);
+        Fabric::drain();
+        return s;
+    }
+    static int32_t query_connection(Device &d, uint32_t &ctx, const hw::ObjectRequest &rq,
+                                    hw::QueryConnectionResponse &rs) {
+        return d.cm_->query_connection(ctx, rq.object, rs.info);
+    }
+};
+
+// clang-format off
+#define SOFTNDK_CMD(op, Req, Resp, fn) \
+    Commands::Spec{hw::CommandOpcode::op, sizeof(hw::Req), &Commands::invoke<hw::Req, hw::Resp, &Commands::fn>}
+static const Commands::Spec kCommandTable[] = {
+    SOFTNDK_CMD(kAttach,          AttachRequest,    AttachResponse,          attach),
+    SOFTNDK_CMD(kDetach,          ObjectRequest,    ObjectResponse,          detach),
+    SOFTNDK_CMD(kCreatePd,        ObjectRequest,    ObjectResponse,          create_pd),
+    SOFTNDK_CMD(kDestroyPd,       ObjectRequest,    ObjectResponse,          destroy_pd),
+    SOFTNDK_CMD(kCreateCq,        CreateCqRequest,  CreateCqResponse,        create_cq),
+    SOFTNDK_CMD(kDestroyCq,       ObjectRequest,    ObjectResponse,          destroy_cq),
+    SOFTNDK_CMD(kCreateQp,        CreateQpRequest,  CreateQpResponse,        create_qp),
+    SOFTNDK_CMD(kDestroyQp,       ObjectRequest,    ObjectResponse,          destroy_qp),
+    SOFTNDK_CMD(kCreateSrq,       CreateSrqRequest, CreateSrqResponse,       create_srq),
+    SOFTNDK_CMD(kModifySrq,       CreateSrqRequest, CreateSrqResponse,       modify_srq),
+    SOFTNDK_CMD(kDestroySrq,      ObjectRequest,    ObjectResponse,          destroy_srq),
+    SOFTNDK_CMD(kFlushQp,         ObjectRequest,    ObjectResponse,          flush_qp),
+    SOFTNDK_CMD(kAllocMr,         ObjectRequest,    ObjectResponse,          alloc_mr),
+    SOFTNDK_CMD(kRegisterMr,      RegisterMrRequest, ObjectResponse,         register_mr),
+    SOFTNDK_CMD(kDeregisterMr,    ObjectRequest,    ObjectResponse,          deregister_mr),
+    SOFTNDK_CMD(kFreeMr,          ObjectRequest,    ObjectResponse,          free_mr),
+    SOFTNDK_CMD(kInitFastRegMr,   InitFastRegMrRequest, ObjectResponse,      init_fast_reg_mr),
+    SOFTNDK_CMD(kAllocMw,         ObjectRequest,    ObjectResponse,          alloc_mw),
+    SOFTNDK_CMD(kFreeMw,          ObjectRequest,    ObjectResponse,          free_mr),
+    SOFTNDK_CMD(kListen,          ListenRequest,    ListenResponse,          listen),
+    SOFTNDK_CMD(kCloseListener,   ObjectRequest,    ObjectResponse,          close_listener),
+    SOFTNDK_CMD(kPauseListener,   ObjectRequest,    ObjectResponse,          pause_listener),
+    SOFTNDK_CMD(kConnect,         ConnectRequest,   ObjectResponse,          connect),
+    SOFTNDK_CMD(kAccept,          AcceptRequest,    ObjectResponse,          accept),
+    SOFTNDK_CMD(kReject,          AcceptRequest,    ObjectResponse,          reject),
+    SOFTNDK_CMD(kCompleteConnect, ObjectRequest,    ObjectResponse,          complete_connect),
+    SOFTNDK_CMD(kDisconnect,      ObjectRequest,    ObjectResponse,          disconnect),
+    SOFTNDK_CMD(kCloseConnection, ObjectRequest,    ObjectResponse,          close_connection),
+    SOFTNDK_CMD(kQueryConnection, ObjectRequest,    QueryConnectionResponse, query_connection),
+};
+#undef SOFTNDK_CMD
+// clang-format on
+
+const Commands::Spec *Commands::find(hw::CommandOpcode op) {
+    for (const auto &s : kCommandTable) {
+        if (s.op == op) return &s;
+    }
+    return nullptr;
+}
+
+int32_t Device::execute(uint32_t context, std::span<const std::byte> request,
+                        std::span<std::byte> response) {
+    if (response.size() < sizeof(hw::ResponseHeader)) return status::kBufferTooSmall;
+    hw::ResponseHeader header{};
+    auto fail = [&](int32_t s) {
+        header.status = s;
+        std::memcpy(response.data(), &header, sizeof(header));
+        return s;
+    };
+    if (request.size() < sizeof(hw::CommandHeader)) return fail(status::kInvalidParameter);
+    hw::CommandHeader h;
+    std::memcpy(&h, request.data(), sizeof(h));
+    header.sequence = h.sequence;
+    const Commands::Spec *spec = Commands::find(h.opcode);
+    if (spec == nullptr) return fail(status::kNotSupported);
+    if (h.request_bytes != spec->request_bytes || request.size() < spec->request_bytes) {
+        return fail(status::kInvalidParameter);
+    }
+    if (h.opcode != hw::CommandOpcode::kAttach && !find_context(context)) {
+        return fail(status::kInvalidParameter);
+    }
+    uint32_t ctx = context;
+    return spec->handler(*this, ctx, request.data(), response.data(), response.size());
+}
+
+// ---- object teardown
+
+void Device::destroy_qp(const std::shared_ptr<Qp> &qp) {
+    cm_->qp_destroyed(qp->number);
+    {
+        std::unique_lock lock(objects_mutex_);
+        if (qps_[qp->number] != qp) return;
+        qps_[qp->number].reset();
+        if (auto pd = pds_.find(qp->pd); pd != pds_.end()) --pd->second.users;
+        if (auto c = contexts_.find(qp->context); c != contexts_.end())
+            c->second->qps.erase(qp->number);
+    }
+    std::lock_guard lock(qp->mutex);
+    qp->destroyed = true;
+    qp->state = QpState::kError;
+    logger(Component::kDevice).debug("qp#{}: destroyed", qp->number);
+}
+
+void Device::destroy_context(Context &c) {
+    cm_->context_died(c.id);
+    std::vector<std::shared_ptr<Qp>> qps;
+    {
+        std::shared_lock lock(objects_mutex_);
+        for (uint32_t n : c.qps)
+            qps.push_back(qps_[n]);
+    }
+    for (auto &qp : qps) {
+        if (qp) destroy_qp(qp);
+    }
+    std::vector<uint32_t> mrs;
+    {
+        std::unique_lock lock(objects_mutex_);
+        mrs.assign(c.mrs.begin(), c.mrs.end());
+        for (uint32_t n : c.cqs)
+            cqs_[n].reset();
+        for (uint32_t n : c.srqs)
+            srqs_[n].reset();
+        c.srqs.clear();
+        for (uint32_t n : c.pds)
+            pds_.erase(n);
+        for (uint32_t n : mrs)
+            mpt_owners_.erase(n);
+        c.cqs.clear();
+        c.pds.clear();
+        c.mrs.clear();
+        contexts_.erase(c.id);
+    }
+    for (uint32_t n : mrs) {
+        if (auto info = mpt_.inspect(n); info && info->type != MptType::kUnallocated) {
+            if (info->state == MptState::kValid && info->type == MptType::kMr) {
+                mpt_.deregister_mr(info->token);
+            }
+            mpt_.deallocate(mpt_.inspect(n)->token);
+        }
+    }
+    Fabric::drain();
+    logger(Component::kDevice).debug("{}: ctx#{} detached", config_.alias, c.id);
+}
+
+}  // namespace softndk::emu

@@ -1,0 +1,64 @@
+// config.hpp - the adapters of embedded mode.
+//
+// SOFTNDK_CONFIG names an INI file (parsed with boost::property_tree). Each section
+// "[adapter NAME]" is one virtual RNIC:
+//
+//   ; two adapters in one process; they reach each other through the fabric
+//   [adapter rnic0]
+//   if_index = 1                   ; required, unique, > 0
+//   ipv4 = 127.0.0.1               ; comma-separated list, optional
+//   ipv6 = ::1                     ; comma-separated list, optional (at least one address)
+//   alias = rnic0                  ; default: NAME
+//   profile = roce-default         ; roce-default | iwarp-default (default roce-default)
+//   ; optional overrides of the profile's RC transport attributes
+//   path_mtu = 1024                ; 256 | 512 | 1024 | 2048 | 4096
+//   retry_count = 7                ; 0..7
+//   rnr_retry = 7                  ; 0..7, 7 = infinite
+//   min_rnr_timer = 12             ; 0..31 (IB RNR timer code)
+//   ack_timeout = 14               ; 0..31 (4.096 us << n, 0 = infinite)
+//   cm_timeout_ms = 2000
+//
+//   [adapter rnic1]
+//   if_index = 2
+//   ipv4 = 10.0.0.2
+//
+// Without SOFTNDK_CONFIG: one adapter, if_index 1, alias "rnic0", 127.0.0.1 and ::1,
+// profile roce-default. Other sections are ignored; a bad value is an error.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "device/device.hpp"
+
+namespace softndk::emu {
+
+// nullopt-free style: returns false with `error` set on a bad file.
+bool load_adapter_config(const std::string &path, std::vector<AdapterConfig> &out,
+                         std::string &error);
+std::vector<AdapterConfig> default_adapter_config();
+
+// IPv4/IPv6 text -> wire::IpAddr (IPv4 mapped). False if not an address.
+bool parse_ip(const std::string &text, wire::IpAddr &out);
+
+// Process-wide embedded devices, created on first use from the configuration and
+// attached to Fabric::process_fabric(). Thread-safe.
+class EmbeddedRegistry {
+  public:
+    static EmbeddedRegistry &instance();
+    // The device with interface index `if_index`, or nullptr with `error` set.
+    std::shared_ptr<Device> find(uint32_t if_index, std::string &error);
+    // All configured devices (creating them if needed).
+    std::vector<std::shared_ptr<Device>> devices(std::string &error);
+
+  private:
+    bool load(std::string &error);
+
+    std::mutex mutex_;
+    bool loaded_ = false;
+    std::string load_error_;
+    std::vector<std::shared_ptr<Device>> devices_;
+};
+
+}  // namespace softndk::emu

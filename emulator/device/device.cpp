@@ -1,0 +1,201 @@
+#include "device/device.hpp"
+
+#include <atomic>
+#include <bit>
+#include <stdexcept>
+
+#include "cm/cm.hpp"
+#include "device/log.hpp"
+#include "rc/engine.hpp"
+#include "wire/psn.hpp"
+
+namespace softndk::emu {
+namespace {
+AdapterConfig with_profile(AdapterConfig config) {
+    if (config.profile.name.empty()) config.profile = *find_profile("roce-default");
+    return config;
+}
+}  // namespace
+
+Device::Device(AdapterConfig config, std::shared_ptr<Fabric> fabric,
+               std::unique_ptr<MemoryAllocator> allocator)
+    : config_(with_profile(std::move(config))),
+      fabric_(std::move(fabric)),
+      allocator_(allocator ? std::move(allocator) : std::make_unique<HeapMemoryAllocator>()),
+      mpt_(MptLimits{1u << 16, config_.profile.limits.max_fast_register_pages}),
+      cqs_(kMaxQueues),
+      qps_(kMaxQueues),
+      srqs_(kMaxQueues) {
+    cm_ = std::make_unique<cm::ConnectionManager>(*this);
+    vport_ = fabric_->attach(this, config_.addresses);
+    if (vport_ == 0)
+        throw std::runtime_error("adapter " + config_.alias + ": address already in use");
+    progress_ = std::thread([this] { progress_loop(); });
+    logger(Component::kDevice)
+        .info("{}: if_index {} up, profile {}, vport {}", config_.alias, config_.if_index,
+              config_.profile.name, vport_);
+}
+
+Device::~Device() {
+    std::vector<std::shared_ptr<Context>> all;
+    {
+        std::shared_lock lock(objects_mutex_);
+        for (auto &[id, c] : contexts_)
+            all.push_back(c);
+    }
+    for (auto &c : all)
+        destroy_context(*c);
+    Fabric::drain();
+    {
+        std::lock_guard lock(timer_mutex_);
+        stopping_ = true;
+    }
+    timer_cv_.notify_all();
+    progress_.join();
+    fabric_->detach(vport_);
+}
+
+bool Device::owns_address(const wire::IpAddr &ip) const {
+    for (const auto &a : config_.addresses) {
+        if (a == ip) return true;
+    }
+    return false;
+}
+
+size_t Device::context_count() const {
+    std::shared_lock lock(objects_mutex_);
+    return contexts_.size();
+}
+
+std::shared_ptr<Device::Context> Device::find_context(uint32_t id) const {
+    std::shared_lock lock(objects_mutex_);
+    auto it = contexts_.find(id);
+    return it == contexts_.end() ? nullptr : it->second;
+}
+
+std::shared_ptr<Qp> Device::find_qp(uint32_t number) const {
+    if (number >= kMaxQueues) return nullptr;
+    std::shared_lock lock(objects_mutex_);
+    return qps_[number];
+}
+
+std::shared_ptr<Qp> Device::find_qp(uint32_t context, uint32_t number) const {
+    auto qp = find_qp(number);
+    return qp && qp->context == context ? qp : nullptr;
+}
+
+uint32_t Device::next_start_psn(uint32_t qp_number) {
+    if (transport().initial_psn) return *transport().initial_psn & wire::kPsnMask;
+    const uint32_t s = psn_seed_.fetch_add(0x9e3779b9u, std::memory_order_relaxed);
+    return ((s ^ (qp_number * 0x85ebca6bu)) * 0xc2b2ae35u >> 8) & wire::kPsnMask;
+}
+
+void Device::transmit(Qp &qp, Packet &&packet) {
+    auto &d = packet.desc;
+    d.bth.dest_qp = qp.path.remote_qpn;
+    d.meta.src_vport = vport_;
+    d.meta.src_ip = qp.path.local_ip;
+    d.meta.dst_ip = qp.path.remote_ip;
+    d.meta.udp_src_port = qp.path.udp_source_port;
+    const uint64_t bytes = d.info().header_len + d.payload.size() + d.pad_bytes() + wire::kIcrcSize;
+    packet.time_ns = clock_.charge(cost().tx_packet_ns) + cost().wire(bytes);
+    counters_.add(Counter::sent_pkts);
+    logger(Component::kRc)
+        .trace("qp#{} -> qp#{} {} psn {:#x} len {}", qp.number, d.bth.dest_qp,
+               wire::to_string(d.bth.opcode), d.bth.psn, d.payload.size());
+    fabric_->send(std::move(packet));
+}
+
+void Device::push_cqe(Cq &cq, const hw::Cqe &cqe, hw::CqeOpcode opcode) {
+    const uint64_t t = clock_.charge(cost().dma_write_ns);
+    if (cq.push(cqe, opcode, t) == Cq::Push::kOverflow) {
+        Fabric::defer([this, n = cq.number()] { fail_cq_qps(n); });
+    }
+}
+
+void Device::fail_cq_qps(uint32_t cq) {
+    std::vector<std::shared_ptr<Qp>> victims;
+    {
+        std::shared_lock lock(objects_mutex_);
+        for (const auto &qp : qps_) {
+            if (!qp) continue;
+            const bool uses = (qp->send_cq && qp->send_cq->number() == cq) ||
+                              (qp->recv_cq && qp->recv_cq->number() == cq);
+            if (uses) victims.push_back(qp);
+        }
+    }
+    for (auto &qp : victims) {
+        std::lock_guard lock(qp->mutex);
+        if (!qp->destroyed) rc::enter_error(*qp, "its CQ overflowed");
+    }
+}
+
+void Device::post_event(uint32_t context, hw::Eqe eqe) {
+    auto c = find_context(context);
+    if (!c) return;
+    eqe.event_time_ns = clock_.charge(cost().dma_write_ns);
+    c->eq->post(eqe);
+}
+
+void Device::schedule(SteadyTime when, std::function<void()> fn) {
+    bool earliest = false;
+    {
+        std::lock_guard lock(timer_mutex_);
+        if (stopping_) return;
+        earliest = timers_.empty() || when < timers_.begin()->first;
+        timers_.emplace(when, std::move(fn));
+    }
+    if (earliest) timer_cv_.notify_one();
+}
+
+void Device::progress_loop() {
+    std::unique_lock lock(timer_mutex_);
+    while (!stopping_) {
+        if (timers_.empty()) {
+            timer_cv_.wait(lock);
+            continue;
+        }
+        auto it = timers_.begin();
+        if (it->first > std::chrono::steady_clock::now()) {
+            timer_cv_.wait_until(lock, it->first);
+            continue;
+        }
+        auto fn = std::move(it->second);
+        timers_.erase(it);
+        lock.unlock();
+        fn();
+        Fabric::drain();
+        lock.lock();
+    }
+}
+
+void Device::receive(Packet &packet) {
+    clock_.observe(packet.time_ns);
+    clock_.charge(cost().rx_packet_ns);
+    counters_.add(Counter::rcvd_pkts);
+    auto qp = find_qp(packet.desc.bth.dest_qp);
+    if (!qp) {
+        counters_.add(Counter::dropped_pkts);
+        return;
+    }
+    std::lock_guard lock(qp->mutex);
+    const bool accepting = !qp->destroyed &&
+                           (qp->state == QpState::kRtr || qp->state == QpState::kRts) &&
+                           packet.desc.meta.src_ip == qp->path.remote_ip;
+    if (!accepting) {
+        counters_.add(Counter::dropped_pkts);
+        return;
+    }
+    if (packet.desc.info().is_request) {
+        rc::responder_receive(*qp, packet);
+    } else {
+        rc::completer_receive(*qp, packet);
+    }
+}
+
+void Device::receive_cm(const cm::Message &message) {
+    clock_.observe(message.time_ns);
+    cm_->receive(message);
+}
+
+}  // namespace softndk::emu

@@ -1,0 +1,222 @@
+// device.hpp - one virtual RNIC (adapter): contexts, object tables, commands,
+// doorbell service, timers, and the glue between the engine blocks.
+//
+// Who calls what:
+//   provider --execute()--> command handlers (commands.cpp)   any thread
+//   provider --service()--> doorbell service (doorbell.cpp)   the posting thread (embedded)
+//   fabric   --Port::receive()--> responder / completer        the draining thread
+//   progress thread --> RC timers (RNR, ACK timeout), CM timeouts
+// Every entry point from outside drains the calling thread's fabric outbox before
+// returning (fabric.hpp, "run to completion"), so in embedded mode a post returns
+// after the whole exchange it started - packets, ACKs, CQEs - has happened.
+//
+// Locks, in order (never take an earlier one while holding a later one):
+//   cm mutex (cm.hpp) -> Qp::mutex -> (SRQ) -> Cq -> Eq
+// Never two QP locks at once. objects_mutex_ (the object tables) is a leaf with
+// respect to QP locks: it is never held while a QP lock is taken (lookups copy the
+// shared_ptr and drop the table lock; destroy removes the QP from the table, drops
+// the table lock, then locks the QP), so code holding a QP lock may look things up.
+//
+// Contexts: one per attached provider instance (kAttach). A context owns a
+// control page (ContextControlPage: wake words + doorbell bitmaps), an event
+// queue and every object it creates. Object numbers are per device; every
+// command checks that the objects it names belong to the calling context, so
+// one context can neither see nor touch another's objects (an unknown number and
+// another context's number both give STATUS_INVALID_PARAMETER). Detach (or
+// destroying the Device) frees everything the context owned and disconnects its
+// connections: the peers get a kDisconnected EQE.
+//
+// Queue numbers double as doorbell-bitmap bits, so QPs, CQs and SRQs are numbered
+// 1..kMaxQueues-1 (QP numbers start at 2: QPN 0 and 1 are IB's special QPs).
+//
+// Commands (hw_interface.hpp §11; request -> response; errors besides
+// STATUS_INVALID_PARAMETER for malformed/unknown/foreign arguments):
+//   kAttach          AttachRequest -> AttachResponse. STATUS_BAD_VERSION (NDIS) on an
+//                    ABI mismatch or an NDK version above the one reported.
+//   kDetach          ObjectRequest (object ignored) -> ObjectResponse.
+//   kCreatePd        ObjectRequest -> ObjectResponse{object = pd}.
+//   kDestroyPd       ObjectRequest{pd}. STATUS_INVALID_DEVICE_STATE while QPs/MRs use it.
+//   kCreateCq        CreateCqRequest{depth 1..max_cq_depth} -> CreateCqResponse.
+//   kDestroyCq       ObjectRequest{cq}. STATUS_INVALID_DEVICE_STATE while QPs use it.
+//   kCreateQp        CreateQpRequest -> CreateQpResponse. With srq != kNoObject the QP
+//                    draws receives from that SRQ; its recv_queue layout has 0 entries.
+//   kCreateSrq       CreateSrqRequest{pd, depth, max_sge, limit} -> CreateSrqResponse.
+//   kModifySrq       CreateSrqRequest{srq, depth, limit}: re-arms the limit event;
+//                    a depth above the capacity (a resize) is STATUS_NOT_SUPPORTED.
+//   kDestroySrq      ObjectRequest{srq}. STATUS_INVALID_DEVICE_STATE while QPs use it.
+//   kDestroyQp       ObjectRequest{qp}. The QP's connection (if any) is disconnected.
+//                    Writes no CQEs: flush first (kFlushQp) to get pending WQEs back.
+//   kFlushQp         ObjectRequest{qp}: QP to ERROR, every pending WQE flushed.
+//   kAllocMr         ObjectRequest{pd, reserved = 1 for a fast-register MR}
+//                    -> ObjectResponse{object = MPT index, token}.
+//   kInitFastRegMr   InitFastRegMrRequest -> ObjectResponse (STATUS_IMPLEMENTATION_LIMIT
+//                    for more pages than max_fast_register_pages).
+//   kAllocMw/kFreeMw ObjectRequest{pd, reserved = window type 1 or 2} / {MPT index}.
+//   kRegisterMr      RegisterMrRequest -> ObjectResponse{object = MPT index, token = NEW
+//                    token}. The allocator resolves `memory` (MemoryAllocator::map_registration):
+//                    embedded, embedded_address is the first byte; daemon, a sealed memfd.
+//   kDeregisterMr    ObjectRequest{MPT index}.   kFreeMr  ObjectRequest{MPT index}.
+//   kListen          ListenRequest -> ListenResponse.
+//   kCloseListener   ObjectRequest{listener}.
+//   kPauseListener   ObjectRequest{listener, reserved = 1 pause / 0 resume}.
+//   kConnect         ConnectRequest -> ObjectResponse{object = connection id}; the
+//                    answer comes as a kConnectReply EQE (status SUCCESS = accepted).
+//   kAccept          AcceptRequest -> ObjectResponse; kEstablished EQE when the peer's
+//                    CompleteConnect (RTU) arrives, kConnectAborted if it rejects/dies.
+//   kReject          AcceptRequest (connection, private data; qp ignored).
+//   kCompleteConnect, kDisconnect, kCloseConnection: ObjectRequest{connection}.
+//   kQueryConnection ObjectRequest{connection} -> QueryConnectionResponse.
+//   anything else    STATUS_NOT_SUPPORTED.
+#pragma once
+
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <shared_mutex>
+#include <span>
+#include <string>
+#include <thread>
+#include <unordered_map>
+#include <vector>
+
+#include "device/counters.hpp"
+#include "device/cq.hpp"
+#include "device/profile.hpp"
+#include "device/queue_memory.hpp"
+#include "fabric/fabric.hpp"
+#include "memory/mpt.hpp"
+#include "rc/qp.hpp"
+#include "softndk/hw_interface.hpp"
+
+namespace softndk::emu {
+
+namespace cm {
+class ConnectionManager;
+}
+
+inline constexpr uint32_t kNoContext = 0;
+inline constexpr uint32_t kMaxQueues = hw::kDoorbellBitmapWords * 64;  // 4096
+
+struct AdapterConfig {
+    uint32_t if_index = 1;
+    std::string alias = "rnic0";
+    std::vector<wire::IpAddr> addresses;  // IPv4 as IPv4-mapped IPv6
+    Profile profile;                      // find_profile("roce-default") if empty name
+};
+
+class Device final : public Port {
+  public:
+    // Attaches to `fabric` under the adapter's addresses; throws std::runtime_error
+    // if an address is taken there. `allocator` defaults to HeapMemoryAllocator.
+    explicit Device(AdapterConfig config, std::shared_ptr<Fabric> fabric = Fabric::process_fabric(),
+                    std::unique_ptr<MemoryAllocator> allocator = nullptr);
+    ~Device() override;
+    Device(const Device &) = delete;
+    Device &operator=(const Device &) = delete;
+
+    // ----- the provider's two channels -----------------------------------------------
+    // One command: `request` holds a request struct (CommandHeader first), `response`
+    // receives the response (ResponseHeader first; at least 8 bytes; a shorter buffer
+    // than the full response gets a truncated copy). Returns the NTSTATUS also written
+    // to the response header. kAttach is the only command valid with kNoContext; its
+    // response carries the new context id. Thread-safe.
+    int32_t execute(uint32_t context, std::span<const std::byte> request,
+                    std::span<std::byte> response);
+    // Doorbell service for one context: exchanges each bitmap word with zero and
+    // services every set bit, then drains the fabric outbox (embedded: runs on the
+    // posting thread). Unknown or foreign queue numbers are ignored.
+    void service(uint32_t context);
+
+    // ----- identity and blocks ------------------------------------------------------
+    const AdapterConfig &config() const { return config_; }
+    const hw::DeviceLimits &limits() const { return config_.profile.limits; }
+    const CostModel &cost() const { return config_.profile.cost; }
+    const TransportDefaults &transport() const { return config_.profile.transport; }
+    Counters &counters() { return counters_; }
+    VirtualClock &clock() { return clock_; }
+    MemoryProtectionTable &mpt() { return mpt_; }
+    Fabric &fabric() { return *fabric_; }
+    cm::ConnectionManager &cm() { return *cm_; }
+    bool owns_address(const wire::IpAddr &ip) const;
+    // Number of live contexts (tests).
+    size_t context_count() const;
+
+    // ----- services for the engine blocks (callable with a QP lock held) -------------
+    std::shared_ptr<Qp> find_qp(uint32_t number) const;
+    // QP owned by `context` or nullptr.
+    std::shared_ptr<Qp> find_qp(uint32_t context, uint32_t number) const;
+    // Fills meta (IPs, UDP source port), stamps the time, counts, queues on the outbox.
+    void transmit(Qp &qp, Packet &&packet);
+    // Writes a CQE; on overflow defers "QPs of this CQ to error".
+    void push_cqe(Cq &cq, const hw::Cqe &cqe, hw::CqeOpcode opcode);
+    // Posts an EQE to a context's event queue (no-op if the context is gone).
+    void post_event(uint32_t context, hw::Eqe eqe);
+    // Runs `fn` on the progress thread at `when` (no lock held; the outbox is drained).
+    void schedule(SteadyTime when, std::function<void()> fn);
+    // Starting PSN for a new connection.
+    uint32_t next_start_psn(uint32_t qp_number);
+
+    // Port: packets and CM messages from the fabric.
+    void receive(Packet &packet) override;
+    void receive_cm(const cm::Message &message) override;
+
+  private:
+    friend struct Commands;
+
+    struct Context {
+        uint32_t id = 0;
+        uint32_t process_id = 0;
+        std::unique_ptr<QueueMemory> control;
+        hw::ContextControlPage *page = nullptr;
+        std::shared_ptr<Eq> eq;
+        std::set<uint32_t> pds, cqs, qps, srqs, mrs;
+    };
+    struct Pd {
+        uint32_t context = 0;
+        uint32_t users = 0;  // QPs and MPT entries in this PD
+    };
+    struct MptOwner {
+        uint32_t context = 0;
+        uint32_t pd = 0;
+    };
+
+    std::shared_ptr<Context> find_context(uint32_t id) const;
+    void destroy_context(Context &context);  // objects_mutex_ NOT held
+    void destroy_qp(const std::shared_ptr<Qp> &qp);
+    void fail_cq_qps(uint32_t cq);
+    void progress_loop();
+
+    AdapterConfig config_;
+    std::shared_ptr<Fabric> fabric_;
+    std::unique_ptr<MemoryAllocator> allocator_;
+    Counters counters_;
+    VirtualClock clock_;
+    MemoryProtectionTable mpt_;
+    std::unique_ptr<cm::ConnectionManager> cm_;
+    uint32_t vport_ = 0;
+
+    mutable std::shared_mutex objects_mutex_;
+    std::map<uint32_t, std::shared_ptr<Context>> contexts_;
+    uint32_t next_context_ = 1;
+    std::map<uint32_t, Pd> pds_;
+    uint32_t next_pd_ = 1;
+    std::vector<std::shared_ptr<Cq>> cqs_;               // index = CQ number
+    std::vector<std::shared_ptr<Qp>> qps_;               // index = QP number
+    std::vector<std::shared_ptr<Srq>> srqs_;             // index = SRQ number
+    uint32_t next_qp_ = 2;                               // next-fit allocation hint
+    std::unordered_map<uint32_t, MptOwner> mpt_owners_;  // MPT index -> owner
+    std::atomic<uint32_t> psn_seed_{0x5a17};
+
+    // Progress thread: timers only (embedded mode does doorbells inline).
+    std::mutex timer_mutex_;
+    std::condition_variable timer_cv_;
+    std::multimap<SteadyTime, std::function<void()>> timers_;
+    bool stopping_ = false;
+    std::thread progress_;
+};
+
+}  // namespace softndk::emu

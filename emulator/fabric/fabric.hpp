@@ -1,0 +1,128 @@
+// fabric.hpp - the in-host switch between virtual RNIC ports.
+//
+// Ports attach with their IP addresses (IPv4 as IPv4-mapped IPv6, wire::IpAddr);
+// the switch routes every frame on its destination address. Two frame kinds
+// travel: RoCEv2 packets (wire::PacketDescriptor with the payload by reference)
+// and connection-manager messages (cm::Message).
+//
+// Threading model: run to completion with a per-thread trampoline.
+//   - Engines never deliver inline. While holding a QP lock they queue frames on
+//     the calling thread's outbox (send()); the lock is dropped before delivery.
+//   - Whoever entered the device from outside (a doorbell, a command, a timer)
+//     calls drain() with no lock held: it delivers queued frames one at a time
+//     (the receiver locks its QP, runs responder/completer, may queue more) until
+//     the outbox is empty. A drain() nested inside a delivery is a no-op, so the
+//     stack never grows with the conversation.
+//   - defer() queues a task on the same outbox (e.g. "move QP n to error"), for
+//     work that needs a lock the current code may not take.
+// A packet's payload must stay valid until it is delivered: requesters reference
+// registered consumer memory (the WQE cannot complete before the packet is
+// acknowledged), anything else (inline data, gathers spanning several SGEs) is
+// copied into Packet::owned.
+//
+// Capture: if SOFTNDK_PCAP names a file when the fabric is created (or
+// capture_to() is called), every RoCEv2 packet delivered is serialised with
+// wire::serialize_frame (real Ethernet/IP/UDP headers and ICRC) and written
+// with the virtual-clock time. CM messages are not captured.
+//
+// A UDP port (RoCEv2 between processes) will be another Port implementation
+// registered for remote addresses; nothing above this interface changes.
+#pragma once
+
+#include <cstdint>
+#include <fstream>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <shared_mutex>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "cm/messages.hpp"
+#include "wire/packet.hpp"
+#include "wire/pcap_writer.hpp"
+
+namespace softndk::emu {
+
+struct Packet {
+    wire::PacketDescriptor desc{};
+    std::unique_ptr<uint8_t[]> owned;  // payload copy when it could not be referenced
+    uint64_t time_ns = 0;              // sender's virtual time when the packet left
+
+    // Copies `bytes` into owned storage and points the payload at it.
+    void own_payload(std::span<const uint8_t> bytes);
+};
+
+// A virtual port. receive*() run on a draining thread with no fabric lock and no
+// engine lock held; they may queue more frames.
+class Port {
+  public:
+    virtual ~Port() = default;
+    virtual void receive(Packet &packet) = 0;
+    virtual void receive_cm(const cm::Message &message) = 0;
+};
+
+class Fabric {
+  public:
+    Fabric();  // reads SOFTNDK_PCAP
+    ~Fabric();
+    Fabric(const Fabric &) = delete;
+    Fabric &operator=(const Fabric &) = delete;
+
+    // The process-wide fabric every embedded adapter attaches to.
+    static std::shared_ptr<Fabric> process_fabric();
+
+    // Attaches `port` under `addresses`. Returns its vport number (> 0), or 0 if
+    // an address is already taken (nothing attached then). `port` must stay valid
+    // until detach(); detach() must not race with deliveries to the port.
+    uint32_t attach(Port *port, std::span<const wire::IpAddr> addresses);
+    void detach(uint32_t vport);
+    bool reachable(const wire::IpAddr &ip) const;
+
+    // Queue on this thread's outbox (see above). desc.meta.dst_ip routes.
+    void send(Packet &&packet);
+    void send_cm(const cm::Message &message);  // routes on message.destination_ip
+    static void defer(std::function<void()> task);
+
+    // Delivers this thread's outbox until empty (no-op when nested).
+    static void drain();
+
+    // Fault injection: while set, every RoCEv2 packet for which `drop` returns true is
+    // discarded before delivery (and not captured), as a lossy link would. Called on
+    // draining threads, under an internal lock; must not call back into the fabric.
+    // An empty function removes the filter.
+    void set_drop_filter(std::function<bool(const Packet &)> drop);
+    uint64_t dropped_packets() const;
+
+    // Starts capturing to `path` (replacing any earlier capture). False on error.
+    bool capture_to(const std::string &path);
+    uint64_t captured_packets() const;
+
+  private:
+    friend struct FabricAccess;
+    struct Route {
+        wire::IpAddr ip;
+        uint32_t vport;
+        Port *port;
+    };
+    Port *route(const wire::IpAddr &ip, uint32_t &vport) const;
+    void deliver(Packet &packet);
+    void deliver_cm(const cm::Message &message);
+    void capture(const Packet &packet);
+
+    mutable std::shared_mutex routes_mutex_;
+    std::vector<Route> routes_;
+    uint32_t next_vport_ = 1;
+
+    mutable std::mutex fault_mutex_;
+    std::function<bool(const Packet &)> drop_;
+    uint64_t dropped_ = 0;
+
+    mutable std::mutex capture_mutex_;
+    std::unique_ptr<std::ofstream> capture_file_;
+    std::unique_ptr<wire::PcapWriter> capture_;
+    uint64_t captured_ = 0;
+};
+
+}  // namespace softndk::emu

@@ -1,0 +1,62 @@
+// engine.hpp - the RC engine stages (rnic-model §2, Soft-RoCE's structure):
+//   requester.cpp  SQ WQEs -> packets (fetch + validation, segmentation at the
+//                  path MTU, READ requests consuming one PSN per response packet,
+//                  AckReq, ORD, READ_FENCE, go-back-N resends; NOP, LOCAL_INVALIDATE,
+//                  FAST_REGISTER and BIND_WINDOW execute locally, in SQ order)
+//   responder.cpp  request packets -> memory / receive WQEs, ACK/NAK (fixed check
+//                  order: PSN, opcode sequence, access, resources (RNR), length,
+//                  rkey, execute), duplicates, READ responses and replay, IRD,
+//                  receives from the RQ or an SRQ, remote invalidation (IETH)
+//   completer.cpp  ACKs, NAKs and READ responses -> requester CQEs in post order,
+//                  retries (PSN-sequence NAK, ACK timeout, RNR timer), errors
+//   qp_state.cpp   state transitions, flushing, timers
+// Every function here is called with qp.mutex held (see qp.hpp) and never
+// delivers a packet inline: packets go to the fabric outbox.
+#pragma once
+
+#include <cstdint>
+
+#include "rc/qp.hpp"
+
+namespace softndk::emu {
+struct Packet;
+}
+
+namespace softndk::emu::rc {
+
+// ---- requester.cpp
+// SQ doorbell: fetch newly posted WQEs; transmit in RTS; flush them in ERROR.
+void requester_doorbell(Qp &qp);
+// Transmit whatever the window, ORD, fences and RNR wait allow.
+void requester_progress(Qp &qp);
+// Rewind transmission to `psn` (go-back-N); the WQE holding it resends from there.
+void requester_rewind(Qp &qp, uint32_t psn);
+
+// ---- responder.cpp
+void responder_receive(Qp &qp, const Packet &packet);
+
+// ---- completer.cpp
+void completer_receive(Qp &qp, const Packet &packet);
+// Retire WQEs at the head of the SQ that are finished, in order.
+void complete_in_order(Qp &qp);
+// Timer expiry (RNR wait over, ACK timeout); `now` is real time.
+void requester_timer(Qp &qp, SteadyTime now);
+
+// ---- qp_state.cpp
+void modify_qp(Qp &qp, QpState to);
+// Moves the QP to ERROR and flushes every WQE (SQ and RQ) not yet completed.
+void enter_error(Qp &qp, const char *why);
+// RQ doorbell: in ERROR, flush the receives just posted.
+void receive_doorbell(Qp &qp);
+// Flush everything in ERROR (newly posted WQEs on both queues).
+void flush_queues(Qp &qp);
+// Requester CQE for `wqe` with `syndrome` (success only if signaled).
+void complete_send(Qp &qp, const SendWqe &wqe, hw::Syndrome syndrome, uint32_t vendor = 0);
+// Receive CQE.
+void complete_recv(Qp &qp, uint16_t slot, hw::Syndrome syndrome, uint32_t bytes,
+                   hw::CqeOpcode opcode, uint8_t flags = 0, uint32_t invalidated = 0,
+                   uint32_t vendor = 0);
+// Arms or re-arms the QP's entry in the device timer queue for its earliest deadline.
+void schedule_timer(Qp &qp);
+
+}  // namespace softndk::emu::rc

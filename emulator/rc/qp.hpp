@@ -1,0 +1,170 @@
+// qp.hpp - one RC queue pair: its rings, its state machine and the transport state
+// of its three engine stages (requester.cpp, responder.cpp, completer.cpp).
+//
+// Locking: Qp::mutex protects EVERYTHING in a Qp except the const identity
+// fields. Engine stages run with it held; they never take another QP's lock
+// (packets to the peer go to the fabric outbox and are delivered after the lock
+// is dropped), and may take the QP's CQ locks (order QP -> SRQ -> CQ -> EQ).
+//
+// Lifetime: the device's QP table holds a shared_ptr; packets in delivery, timers
+// and the CM look the QP up by number and hold their own shared_ptr while they
+// work. destroy marks the QP `destroyed` under the lock; after that every stage
+// is a no-op and the memory goes when the last reference does.
+//
+// State machine (IB, rnic-model §2.6): RESET -> INIT -> RTR -> RTS, ERROR from any
+// state. The CM drives RESET..RTS; errors, flush and disconnect drive ERROR. In
+// ERROR every fetched or newly posted WQE (SQ and RQ) completes with
+// kWorkRequestFlushed, one CQE each, and arriving packets are dropped.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+#include "device/cq.hpp"
+#include "device/queue_memory.hpp"
+#include "device/srq.hpp"
+#include "memory/mpt.hpp"
+#include "softndk/hw_interface.hpp"
+#include "softndk/ring.hpp"
+#include "wire/packet.hpp"
+
+namespace softndk::emu {
+
+class Device;
+struct Packet;
+
+enum class QpState : uint8_t { kReset, kInit, kRtr, kRts, kError };
+std::string_view to_string(QpState state);
+
+using SteadyTime = std::chrono::steady_clock::time_point;
+
+// A send WQE after fetch and validation: the device's private copy (the ring slot
+// may be reused as soon as the consumer counter moves past it).
+struct SendWqe {
+    uint16_t index = 0;  // wqe_index = SQ position of the WQE (low 16 bits)
+    hw::WqeOpcode opcode = hw::WqeOpcode::kNop;
+    uint8_t flags = 0;
+    hw::Syndrome error = hw::Syndrome::kSuccess;  // fetch-time failure, reported in order
+    uint32_t vendor = 0;                          // detail for error (Cqe::vendor_syndrome)
+    uint32_t length = 0;                          // message bytes
+    uint64_t remote_address = 0;
+    uint32_t remote_token = 0;
+    uint32_t invalidate_token = 0;
+    std::vector<DmaRange> sges;        // checked local gather (SEND/WRITE) or sink (READ)
+    std::vector<uint8_t> inline_data;  // kCtrlInline payload
+    uint32_t first_local_token = 0;    // READ with kCtrlReadLocalInvalidate: invalidated on success
+    hw::FastRegisterSegment fast_register{};  // kFastRegister
+    std::vector<std::byte *> pages;           // kFastRegister: device-side page pointers
+    hw::BindSegment bind{};                   // kBindWindow
+    // Transport progress.
+    bool started = false;  // PSNs assigned (first transmission happened)
+    uint32_t first_psn = 0;
+    uint32_t psn_count = 0;      // packets of the message; READ: response packets
+    uint32_t next_packet = 0;    // next packet to (re)transmit, relative to first_psn
+    uint32_t read_received = 0;  // READ: response packets placed so far
+
+    bool signaled() const { return (flags & hw::kCtrlSignaled) != 0; }
+    bool is_read() const { return opcode == hw::WqeOpcode::kRdmaRead; }
+    bool on_wire() const { return psn_count != 0; }
+};
+
+// A receive WQE after fetch: its slot and its checked scatter list.
+struct RecvWqe {
+    uint16_t slot = 0;
+    bool from_srq = false;  // slot indexes the QP's SRQ
+    std::vector<DmaRange> sges;
+    uint64_t capacity = 0;
+    hw::Syndrome error = hw::Syndrome::kSuccess;
+    uint32_t vendor = 0;
+};
+
+struct Requester {
+    std::optional<SqConsumer> sq;
+    std::deque<SendWqe> wqes;  // fetched, not yet retired, in post order
+    size_t send_index = 0;     // wqes[send_index] is the next WQE to (re)transmit
+    uint32_t next_psn = 0;     // PSN of the next new packet
+    uint32_t una_psn = 0;      // oldest unacknowledged PSN (completer)
+    uint32_t outstanding_reads = 0;
+    bool fetch_blocked = false;  // a malformed WQE: fetch nothing after it
+    uint8_t retry_left = 0;
+    uint8_t rnr_retry_left = 0;
+    bool rnr_wait = false;  // RNR NAK received; resend at rnr_deadline
+    std::optional<SteadyTime> rnr_deadline;
+    std::optional<SteadyTime> ack_deadline;
+    uint32_t packets_since_ack_req = 0;
+    // READ response PSN last re-requested: responses after a gap keep arriving until
+    // the replay does, and must not start a retry each (one retry sequence at a time).
+    std::optional<uint32_t> read_retry_psn;
+};
+
+// One saved RDMA READ for duplicate replay (IRD resources).
+struct ReadResource {
+    uint32_t first_psn = 0;
+    uint32_t psn_count = 0;
+    uint32_t msn = 0;
+    DmaRange source;
+};
+
+struct Responder {
+    std::optional<RqConsumer> rq;  // unset when the QP draws from an SRQ
+    uint32_t epsn = 0;             // expected PSN
+    uint32_t msn = 0;              // completed messages (24 bits on the wire)
+    bool sequence_nak_sent = false;
+    enum class Message : uint8_t { kNone, kSend, kWrite } in_progress = Message::kNone;
+    std::optional<RecvWqe> recv;  // SEND in progress (or fetched for one)
+    uint64_t offset = 0;          // bytes of the message placed so far
+    DmaRange write_target;        // WRITE in progress
+    bool send_invalidate = false;
+    std::vector<ReadResource> reads;  // ring of ird entries
+    size_t next_read = 0;
+};
+
+// Connection attributes, set by the CM before RTR.
+struct QpPath {
+    wire::IpAddr local_ip{};
+    wire::IpAddr remote_ip{};
+    uint32_t remote_qpn = 0;
+    uint32_t mtu = 1024;
+    uint16_t udp_source_port = 0xC000;
+    uint32_t ird = 0;  // effective inbound read limit
+    uint32_t ord = 0;  // effective outbound read limit
+};
+
+class Qp {
+  public:
+    Qp(Device &device, uint32_t number, uint32_t context, uint32_t pd) noexcept
+        : device(device), number(number), context(context), pd(pd) {}
+
+    Device &device;
+    const uint32_t number;
+    const uint32_t context;
+    const uint32_t pd;
+
+    std::mutex mutex;
+    std::shared_ptr<Cq> send_cq;
+    std::shared_ptr<Cq> recv_cq;
+    std::shared_ptr<Srq> srq;  // receives come from here instead of the RQ
+    std::unique_ptr<QueueMemory> memory;
+    hw::QueueLayout sq_layout{};
+    hw::QueueLayout rq_layout{};
+    uint32_t max_send_sge = 0;
+    uint32_t max_recv_sge = 0;
+    uint32_t max_inline = 0;
+    uint32_t max_send_segments = 0;  // largest segment_count a WQE may have
+
+    QpState state = QpState::kReset;
+    bool destroyed = false;
+    std::optional<SteadyTime> timer_at;  // earliest entry for this QP in the device timer queue
+    uint32_t connection = 0;             // CM connection id bound to this QP (0: none)
+    QpPath path;
+    Requester req;
+    Responder resp;
+};
+
+}  // namespace softndk::emu

@@ -1,0 +1,158 @@
+// qp_state.cpp - QP state transitions, completions, flushing and timers.
+#include <array>
+#include <cstring>
+
+#include "device/device.hpp"
+#include "device/log.hpp"
+#include "rc/engine.hpp"
+
+namespace softndk::emu {
+
+namespace {
+constexpr std::array<std::string_view, 5> kQpStateNames = {"RESET", "INIT", "RTR", "RTS", "ERROR"};
+}
+
+std::string_view to_string(QpState state) {
+    return kQpStateNames[static_cast<size_t>(state)];
+}
+
+namespace rc {
+
+void modify_qp(Qp &qp, QpState to) {
+    if (qp.state == to) return;
+    logger(Component::kRc).debug("qp#{}: {} -> {}", qp.number, to_string(qp.state), to_string(to));
+    qp.state = to;
+    if (to == QpState::kRtr) {
+        qp.resp.reads.assign(std::max<uint32_t>(qp.path.ird, 1), ReadResource{});
+        qp.resp.next_read = 0;
+    }
+    if (to == QpState::kRts) {
+        const auto &t = qp.device.transport();
+        qp.req.retry_left = t.retry_count;
+        qp.req.rnr_retry_left = t.rnr_retry;
+        requester_doorbell(qp);  // WQEs posted before RTS waited in the ring
+    }
+}
+
+void complete_send(Qp &qp, const SendWqe &wqe, hw::Syndrome syndrome, uint32_t vendor) {
+    const bool ok = syndrome == hw::Syndrome::kSuccess;
+    if (ok && !wqe.signaled()) return;  // retired by the next CQE (cumulative)
+    hw::Cqe c{};
+    c.byte_count = wqe.length;
+    c.qp_number = qp.number;
+    c.vendor_syndrome = vendor;
+    c.wqe_counter = wqe.index;
+    c.wqe_opcode = wqe.opcode;
+    c.syndrome = syndrome;
+    if (!ok) qp.device.counters().add(Counter::send_err);
+    if (syndrome == hw::Syndrome::kWorkRequestFlushed)
+        qp.device.counters().add(Counter::flushed_wqes);
+    qp.device.push_cqe(*qp.send_cq, c,
+                       ok ? hw::CqeOpcode::kRequester : hw::CqeOpcode::kRequesterError);
+}
+
+void complete_recv(Qp &qp, uint16_t slot, hw::Syndrome syndrome, uint32_t bytes,
+                   hw::CqeOpcode opcode, uint8_t flags, uint32_t invalidated, uint32_t vendor) {
+    hw::Cqe c{};
+    c.byte_count = bytes;
+    c.qp_number = qp.number;
+    c.invalidated_token = invalidated;
+    c.vendor_syndrome = vendor;
+    c.wqe_counter = slot;
+    c.syndrome = syndrome;
+    c.flags = flags;
+    if (syndrome == hw::Syndrome::kWorkRequestFlushed)
+        qp.device.counters().add(Counter::flushed_wqes);
+    qp.device.push_cqe(*qp.recv_cq, c, opcode);
+}
+
+void flush_queues(Qp &qp) {
+    Requester &r = qp.req;
+    // SQ: everything fetched, then whatever is still in the ring.
+    while (!r.wqes.empty()) {
+        complete_send(qp, r.wqes.front(), hw::Syndrome::kWorkRequestFlushed);
+        r.wqes.pop_front();
+    }
+    r.send_index = 0;
+    r.outstanding_reads = 0;
+    if (SqConsumer &sq = *r.sq; sq.acquire_producer()) {
+        while (sq.available() != 0) {
+            const uint32_t position = sq.consumer();
+            hw::CtrlSegment ctrl;
+            sq.read(position, &ctrl, sizeof(ctrl));
+            const uint32_t bbs = (ctrl.segment_count * hw::kSegmentBytes + hw::kWqeBasicBlock - 1) /
+                                 hw::kWqeBasicBlock;
+            const bool sane = ctrl.segment_count != 0 &&
+                              ctrl.segment_count <= qp.max_send_segments && bbs <= sq.available() &&
+                              ctrl.wqe_index == static_cast<uint16_t>(position);
+            if (!sane) {  // not a WQE boundary the provider wrote: skip one block
+                sq.release(position + 1);
+                continue;
+            }
+            SendWqe w;
+            w.index = ctrl.wqe_index;
+            w.opcode = ctrl.opcode;
+            w.flags = ctrl.flags;
+            complete_send(qp, w, hw::Syndrome::kWorkRequestFlushed);
+            sq.release(position + bbs);
+        }
+    }
+    // RQ: a receive a SEND was filling, then the ring.
+    Responder &s = qp.resp;
+    if (s.recv) {
+        complete_recv(qp, s.recv->slot, hw::Syndrome::kWorkRequestFlushed, 0,
+                      hw::CqeOpcode::kResponderError, s.recv->from_srq ? hw::kCqeSrq : 0);
+        s.recv.reset();
+    }
+    if (s.rq && s.rq->acquire_producer()) {  // an SRQ is never flushed by one QP
+        RqConsumer &rq = *s.rq;
+        while (rq.available() != 0) {
+            const uint32_t position = rq.consumer();
+            complete_recv(qp, static_cast<uint16_t>(position & (rq.entries() - 1)),
+                          hw::Syndrome::kWorkRequestFlushed, 0, hw::CqeOpcode::kResponderError);
+            rq.release(position + 1);
+        }
+    }
+}
+
+void enter_error(Qp &qp, const char *why) {
+    if (qp.state != QpState::kError) {
+        logger(Component::kRc)
+            .debug("qp#{}: {} -> ERROR ({})", qp.number, to_string(qp.state), why);
+        qp.state = QpState::kError;
+    }
+    Requester &r = qp.req;
+    r.rnr_wait = false;
+    r.rnr_deadline.reset();
+    r.ack_deadline.reset();
+    Responder &s = qp.resp;
+    s.in_progress = Responder::Message::kNone;
+    s.write_target = DmaRange{};
+    s.offset = 0;
+    flush_queues(qp);
+}
+
+void receive_doorbell(Qp &qp) {
+    if (qp.state == QpState::kError) flush_queues(qp);
+}
+
+void schedule_timer(Qp &qp) {
+    const Requester &r = qp.req;
+    std::optional<SteadyTime> due = r.rnr_deadline;
+    if (r.ack_deadline && (!due || *r.ack_deadline < *due)) due = r.ack_deadline;
+    if (!due || (qp.timer_at && *qp.timer_at <= *due)) return;
+    qp.timer_at = due;
+    Device *dev = &qp.device;
+    const uint32_t number = qp.number;
+    dev->schedule(*due, [dev, number] {
+        auto q = dev->find_qp(number);
+        if (!q) return;
+        std::lock_guard lock(q->mutex);
+        const auto now = std::chrono::steady_clock::now();
+        if (q->timer_at && *q->timer_at <= now) q->timer_at.reset();
+        if (!q->destroyed) requester_timer(*q, now);
+    });
+}
+
+}  // namespace rc
+}  // namespace softndk::emu

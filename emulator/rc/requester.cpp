@@ -1,0 +1,435 @@
+// requester.cpp - SQ WQEs -> packets.
+#include <algorithm>
+#include <array>
+#include <cstring>
+
+#include "device/device.hpp"
+#include "device/log.hpp"
+#include "rc/engine.hpp"
+#include "wire/psn.hpp"
+
+namespace softndk::emu::rc {
+namespace {
+
+// WQE opcode properties (hw_interface.hpp §3). Unknown opcodes have known = false.
+struct WqeSpec {
+    bool known = false;
+    bool supported = false;  // built in this device
+    bool remote = false;     // RemoteAddressSegment follows the control segment
+    bool data = false;       // data segments (or one inline segment) follow
+    bool allow_inline = false;
+    uint8_t local_access = 0;   // rights the local SGEs need
+    wire::MessageOp message{};  // segmentation family
+};
+constexpr std::array<WqeSpec, 64> make_specs() {
+    std::array<WqeSpec, 64> t{};
+    using O = hw::WqeOpcode;
+    auto at = [&t](O op) -> WqeSpec & { return t[static_cast<uint8_t>(op)]; };
+    at(O::kNop) = {true, true, false, false, false, 0, {}};
+    at(O::kSend) = {true, true, false, true, true, hw::kAccessLocalRead, wire::MessageOp::kSend};
+    at(O::kSendInvalidate) = {
+        true, true, false, true, true, hw::kAccessLocalRead, wire::MessageOp::kSendWithInvalidate};
+    at(O::kRdmaWrite) = {
+        true, true, true, true, true, hw::kAccessLocalRead, wire::MessageOp::kRdmaWrite};
+    at(O::kRdmaRead) = {true, true, true, true, false, hw::kAccessLocalWrite, {}};
+    at(O::kLocalInvalidate) = {true, true, false, false, false, 0, {}};
+    at(O::kFastRegister) = {true, true, false, false, false, 0, {}};
+    at(O::kBindWindow) = {true, true, false, false, false, 0, {}};
+    return t;
+}
+constexpr auto kWqeSpecs = make_specs();
+
+const WqeSpec &spec_of(hw::WqeOpcode op) {
+    static constexpr WqeSpec kUnknown{};
+    const auto v = static_cast<uint8_t>(op);
+    return v < kWqeSpecs.size() ? kWqeSpecs[v] : kUnknown;
+}
+
+constexpr uint32_t wqebbs_for(uint32_t segments) {
+    return (segments * hw::kSegmentBytes + hw::kWqeBasicBlock - 1) / hw::kWqeBasicBlock;
+}
+
+// Parses the WQE copied out of the ring into `w`. Structural problems give
+// kLocalQpOperation, length problems kLocalLength, key failures kLocalProtection.
+void parse_wqe(Qp &qp, const std::byte *bytes, const hw::CtrlSegment &ctrl, SendWqe &w) {
+    const WqeSpec &spec = spec_of(ctrl.opcode);
+    const auto &limits = qp.device.limits();
+    auto fail = [&w](hw::Syndrome s, uint32_t vendor = 0) {
+        w.error = s;
+        w.vendor = vendor;
+    };
+    if (!spec.known || !spec.supported) return fail(hw::Syndrome::kLocalQpOperation);
+    w.invalidate_token = ctrl.invalidate_token;
+    uint32_t seg = 1;
+    const uint32_t count = ctrl.segment_count;
+    if (spec.remote) {
+        if (count < 2) return fail(hw::Syndrome::kLocalQpOperation);
+        hw::RemoteAddressSegment r;
+        std::memcpy(&r, bytes + hw::kSegmentBytes, sizeof(r));
+        w.remote_address = r.remote_address;
+        w.remote_token = r.remote_token;
+        seg = 2;
+    }
+    if (ctrl.opcode == hw::WqeOpcode::kFastRegister) {
+        // FastRegisterSegment (2 segments), then the page addresses, two per segment.
+        if (count < 3) return fail(hw::Syndrome::kLocalQpOperation);
+        std::memcpy(&w.fast_register, bytes + hw::kSegmentBytes, sizeof(w.fast_register));
+        const uint32_t pages = w.fast_register.page_count;
+        if (pages > limits.max_fast_register_pages) return fail(hw::Syndrome::kLocalLength);
+        if (count != 3 + (pages + 1) / 2) return fail(hw::Syndrome::kLocalQpOperation);
+        // Embedded mode: an adapter page address (NDK_LOGICAL_ADDRESS) is the host VA.
+        w.pages.resize(pages);
+        std::memcpy(w.pages.data(), bytes + 3 * hw::kSegmentBytes, pages * sizeof(uint64_t));
+        return;
+    }
+    if (ctrl.opcode == hw::WqeOpcode::kBindWindow) {
+        if (count != 3) return fail(hw::Syndrome::kLocalQpOperation);
+        std::memcpy(&w.bind, bytes + hw::kSegmentBytes, sizeof(w.bind));
+        return;
+    }
+    if (!spec.data) {
+        if (count != seg) return fail(hw::Syndrome::kLocalQpOperation);
+        return;
+    }
+    if (ctrl.flags & hw::kCtrlInline) {
+        if (!spec.allow_inline || count <= seg) return fail(hw::Syndrome::kLocalQpOperation);
+        hw::InlineHeader h;
+        std::memcpy(&h, bytes + seg * hw::kSegmentBytes, sizeof(h));
+        if ((h.byte_count_and_marker & hw::kInlineMarker) == 0) {
+            return fail(hw::Syndrome::kLocalQpOperation);
+        }
+        const uint32_t n = h.byte_count_and_marker & ~hw::kInlineMarker;
+        if (n > qp.max_inline) return fail(hw::Syndrome::kLocalLength);
+        if (4 + uint64_t{n} > uint64_t{count - seg} * hw::kSegmentBytes) {
+            return fail(hw::Syndrome::kLocalQpOperation);
+        }
+        const std::byte *src = bytes + seg * hw::kSegmentBytes + 4;
+        w.inline_data.assign(reinterpret_cast<const uint8_t *>(src),
+                             reinterpret_cast<const uint8_t *>(src) + n);
+        w.length = n;
+        return;
+    }
+    const uint32_t sges = count - seg;
+    const uint32_t max_sge =
+        w.is_read() ? std::min(qp.max_send_sge, limits.max_read_sge) : qp.max_send_sge;
+    if (sges > max_sge) return fail(hw::Syndrome::kLocalLength);
+    uint64_t total = 0;
+    w.sges.reserve(sges);
+    for (uint32_t i = 0; i < sges; ++i) {
+        hw::DataSegment ds;
+        std::memcpy(&ds, bytes + (seg + i) * hw::kSegmentBytes, sizeof(ds));
+        total += ds.byte_count;
+        if (total > limits.max_transfer_bytes) return fail(hw::Syndrome::kLocalLength);
+        KeyCheck k = qp.device.mpt().check(ds.local_token, qp.pd, spec.local_access, ds.address,
+                                           ds.byte_count, qp.number, AccessOrigin::kLocal);
+        if (!k.ok()) return fail(k.syndrome, static_cast<uint32_t>(k.status));
+        if (i == 0) w.first_local_token = ds.local_token;
+        w.sges.push_back(std::move(k.range));
+    }
+    w.length = static_cast<uint32_t>(total);
+}
+
+// Copies WQEs out of the SQ ring (never re-reading a slot) until it is empty or a
+// malformed WQE stops fetching.
+void fetch_wqes(Qp &qp) {
+    Requester &r = qp.req;
+    if (r.fetch_blocked) return;
+    SqConsumer &sq = *r.sq;
+    auto &dev = qp.device;
+    auto malformed = [&](uint32_t position, uint32_t release_bbs, const char *why) {
+        SendWqe w;
+        w.index = static_cast<uint16_t>(position);
+        w.error = hw::Syndrome::kLocalQpOperation;
+        r.wqes.push_back(std::move(w));
+        r.fetch_blocked = true;
+        if (release_bbs != 0) sq.release(position + release_bbs);
+        dev.counters().add(Counter::malformed_wqes);
+        logger(Component::kRc).debug("qp#{}: malformed WQE at {:#x}: {}", qp.number, position, why);
+    };
+    if (!sq.acquire_producer()) return malformed(sq.consumer(), 0, "producer out of range");
+    std::array<std::byte, hw::kMaxWqeSegments * hw::kSegmentBytes + hw::kSegmentBytes> buf;
+    while (sq.available() != 0) {
+        const uint32_t position = sq.consumer();
+        hw::CtrlSegment ctrl;
+        sq.read(position, buf.data(), hw::kWqeBasicBlock);
+        std::memcpy(&ctrl, buf.data(), sizeof(ctrl));
+        const uint32_t bbs = wqebbs_for(ctrl.segment_count);
+        if (ctrl.segment_count == 0 || ctrl.segment_count > qp.max_send_segments) {
+            return malformed(position, 1, "segment count");
+        }
+        if (bbs > sq.available()) return malformed(position, 1, "WQE runs past the producer");
+        if (ctrl.wqe_index != static_cast<uint16_t>(position)) {
+            return malformed(position, bbs, "wqe_index does not match the producer position");
+        }
+        sq.read(position, buf.data(), size_t{bbs} * hw::kWqeBasicBlock);
+        dev.clock().charge(dev.cost().wqe_fetch(uint64_t{bbs} * hw::kWqeBasicBlock));
+        SendWqe w;
+        w.index = ctrl.wqe_index;
+        w.opcode = ctrl.opcode;
+        w.flags = ctrl.flags;
+        parse_wqe(qp, buf.data(), ctrl, w);
+        sq.release(position + bbs);
+        const bool failed = w.error != hw::Syndrome::kSuccess;
+        if (failed) dev.counters().add(Counter::malformed_wqes);
+        r.wqes.push_back(std::move(w));
+        if (failed) {
+            r.fetch_blocked = true;  // everything after it is flushed
+            return;
+        }
+    }
+}
+
+std::chrono::nanoseconds ack_timeout(const Qp &qp) {
+    const uint8_t t = qp.device.transport().ack_timeout;
+    return std::chrono::nanoseconds(uint64_t{4096} << std::min<uint8_t>(t, 31));
+}
+
+// Calls fn(sge, offset_in_sge, bytes) for the pieces of message bytes
+// [offset, offset + length) over the gather list, in order.
+template <class Fn>
+void for_each_slice(const std::vector<DmaRange> &sges, uint64_t offset, uint64_t length, Fn &&fn) {
+    for (const DmaRange &sge : sges) {
+        if (length == 0) break;
+        if (offset >= sge.length()) {
+            offset -= sge.length();
+            continue;
+        }
+        const uint64_t take = std::min(length, sge.length() - offset);
+        fn(sge, offset, take);
+        length -= take;
+        offset = 0;
+    }
+}
+
+// Payload of bytes [offset, offset + length) of the message: referenced when it lies
+// in one device-contiguous chunk, copied into the packet otherwise (inline data too:
+// the WQE copy may be retired before a retransmitted packet is delivered).
+void attach_payload(const SendWqe &w, uint64_t offset, uint32_t length, Packet &p) {
+    if (length == 0) return;
+    if (!w.inline_data.empty() || w.sges.empty()) {
+        p.own_payload(std::span<const uint8_t>(w.inline_data).subspan(offset, length));
+        return;
+    }
+    size_t chunks = 0;
+    std::span<const uint8_t> first;
+    for_each_slice(w.sges, offset, length, [&](const DmaRange &sge, uint64_t at, uint64_t n) {
+        sge.for_each_chunk(at, n, [&](std::byte *ptr, size_t bytes) {
+            if (chunks++ == 0) first = {reinterpret_cast<const uint8_t *>(ptr), bytes};
+        });
+    });
+    if (chunks == 1) {
+        p.desc.payload = first;
+        return;
+    }
+    p.owned = std::make_unique<uint8_t[]>(length);
+    uint8_t *out = p.owned.get();
+    for_each_slice(w.sges, offset, length, [&](const DmaRange &sge, uint64_t at, uint64_t n) {
+        sge.copy_from(at, out, n);
+        out += n;
+    });
+    p.desc.payload = {p.owned.get(), length};
+}
+
+void transmit_message_packet(Qp &qp, SendWqe &w, uint32_t k) {
+    Requester &r = qp.req;
+    auto &dev = qp.device;
+    const auto seg = wire::segment_message(spec_of(w.opcode).message, w.length, qp.path.mtu, k);
+    Packet p;
+    auto &b = p.desc.bth;
+    b.opcode = seg->opcode;
+    b.psn = wire::psn_add(w.first_psn, k);
+    const bool last =
+        seg->position == wire::MsgPosition::kLast || seg->position == wire::MsgPosition::kOnly;
+    b.ack_req = last || ++r.packets_since_ack_req >= dev.transport().ack_req_every;
+    if (b.ack_req) r.packets_since_ack_req = 0;
+    b.solicited = last && (w.flags & hw::kCtrlSolicited) != 0;
+    p.desc.reth = {w.remote_address, w.remote_token, w.length};
+    p.desc.invalidate_rkey = w.invalidate_token;
+    attach_payload(w, seg->offset, seg->length, p);
+    if (w.inline_data.empty()) dev.clock().charge(dev.cost().dma_read(seg->length));
+    dev.transmit(qp, std::move(p));
+}
+
+void transmit_read_request(Qp &qp, SendWqe &w) {
+    const uint32_t done = w.next_packet;  // response packets already placed
+    const uint64_t offset = uint64_t{done} * qp.path.mtu;
+    Packet p;
+    p.desc.bth.opcode = wire::Opcode::kRdmaReadRequest;
+    p.desc.bth.psn = wire::psn_add(w.first_psn, done);
+    p.desc.bth.ack_req = true;
+    p.desc.reth = {w.remote_address + offset, w.remote_token,
+                   static_cast<uint32_t>(w.length - std::min<uint64_t>(offset, w.length))};
+    qp.req.packets_since_ack_req = 0;
+    qp.device.transmit(qp, std::move(p));
+    w.next_packet = w.psn_count;
+}
+
+// Executes a WQE that never reaches the wire (NOP, LOCAL_INVALIDATE, FAST_REGISTER,
+// BIND_WINDOW) when the SQ reaches it, in order with the WQEs around it.
+void execute_local(Qp &qp, SendWqe &w) {
+    auto &mpt = qp.device.mpt();
+    KeyStatus s = KeyStatus::kOk;
+    KeyOperation op = KeyOperation::kLocalInvalidate;
+    switch (w.opcode) {
+        case hw::WqeOpcode::kLocalInvalidate:
+            s = mpt.local_invalidate(w.invalidate_token, qp.number, qp.pd);
+            break;
+        case hw::WqeOpcode::kFastRegister: {
+            const auto &f = w.fast_register;
+            FastRegisterRequest rq;
+            rq.token = f.mr_token;
+            rq.qp_pd = qp.pd;
+            rq.access = f.access;
+            rq.iova = f.base_iova;
+            rq.length = f.length;
+            rq.first_byte_offset = f.first_byte_offset_low;
+            rq.pages = w.pages;
+            s = mpt.fast_register(rq);
+            op = KeyOperation::kFastRegister;
+            break;
+        }
+        case hw::WqeOpcode::kBindWindow: {
+            const auto &b = w.bind;
+            s = mpt.bind(
+                BindRequest{b.mw_token, b.mr_token, qp.number, qp.pd, b.access, b.iova, b.length});
+            op = KeyOperation::kBind;
+            break;
+        }
+        default:
+            break;
+    }
+    if (s != KeyStatus::kOk) {
+        w.error = syndrome_for(op, s);
+        w.vendor = static_cast<uint32_t>(s);
+    }
+}
+
+}  // namespace
+
+void requester_doorbell(Qp &qp) {
+    if (qp.state == QpState::kError) return flush_queues(qp);
+    if (qp.state != QpState::kRts) return;  // WQEs wait in the ring until RTS
+    fetch_wqes(qp);
+    requester_progress(qp);
+    complete_in_order(qp);
+}
+
+void requester_progress(Qp &qp) {
+    Requester &r = qp.req;
+    if (qp.state != QpState::kRts || r.rnr_wait) return;
+    const uint32_t window = qp.device.transport().window_psns;
+    const uint32_t mtu = qp.path.mtu;
+    while (r.send_index < r.wqes.size()) {
+        SendWqe &w = r.wqes[r.send_index];
+        if (w.error != hw::Syndrome::kSuccess) break;  // reported in order by the completer
+        if (!w.started) {
+            if ((w.flags & hw::kCtrlReadFence) && r.outstanding_reads != 0) break;
+            const WqeSpec &spec = spec_of(w.opcode);
+            if (w.is_read()) {
+                if (qp.path.ord == 0) {  // no READ may ever be outstanding: fail, do not hang
+                    w.error = hw::Syndrome::kLocalQpOperation;
+                    break;
+                }
+                if (r.outstanding_reads >= qp.path.ord) break;  // ORD
+                w.psn_count = wire::read_request_psn_count(w.length, mtu);
+            } else if (spec.data) {
+                w.psn_count = wire::packets_for_message(w.length, mtu);
+            }
+            if (w.on_wire() && !wire::psn_window_open(r.next_psn, r.una_psn, window)) break;
+            w.started = true;
+            w.first_psn = r.next_psn;
+            r.next_psn = wire::psn_add(r.next_psn, w.psn_count);
+            if (w.is_read()) {
+                ++r.outstanding_reads;
+                qp.device.counters().add(Counter::rdma_reads);
+            } else if (w.opcode == hw::WqeOpcode::kRdmaWrite) {
+                qp.device.counters().add(Counter::rdma_writes);
+            } else if (spec.data) {
+                qp.device.counters().add(Counter::rdma_sends);
+            }
+            if (!w.on_wire()) {
+                execute_local(qp, w);
+                if (w.error != hw::Syndrome::kSuccess) break;
+            }
+        }
+        if (w.is_read()) {
+            if (w.next_packet < w.psn_count) transmit_read_request(qp, w);
+        } else {
+            while (w.next_packet < w.psn_count) {
+                const uint32_t psn = wire::psn_add(w.first_psn, w.next_packet);
+                if (!wire::psn_window_open(psn, r.una_psn, window)) goto stop;
+                transmit_message_packet(qp, w, w.next_packet);
+                ++w.next_packet;
+            }
+        }
+        ++r.send_index;
+    }
+stop:
+    if (r.una_psn != r.next_psn && !r.ack_deadline && ack_timeout(qp).count() != 0 &&
+        qp.device.transport().ack_timeout != 0) {
+        r.ack_deadline = std::chrono::steady_clock::now() + ack_timeout(qp);
+        schedule_timer(qp);
+    }
+}
+
+void requester_rewind(Qp &qp, uint32_t psn) {
+    Requester &r = qp.req;
+    size_t i = 0;
+    for (; i < r.wqes.size(); ++i) {
+        SendWqe &w = r.wqes[i];
+        if (!w.started) break;
+        if (w.on_wire() && wire::psn_in_range(psn, w.first_psn, w.psn_count)) break;
+    }
+    if (i >= r.wqes.size() || !r.wqes[i].started) {
+        r.send_index = std::min(r.send_index, i);
+        return;
+    }
+    r.send_index = i;
+    for (size_t j = i; j < r.wqes.size() && r.wqes[j].started; ++j) {
+        SendWqe &w = r.wqes[j];
+        if (!w.on_wire()) continue;
+        w.next_packet = j == i ? wire::psn_distance(w.first_psn, psn) : 0;
+        if (w.is_read()) w.next_packet = std::min(w.next_packet, w.read_received);
+    }
+    r.packets_since_ack_req = 0;
+    logger(Component::kRc)
+        .debug("qp#{}: go back to psn {:#x} (wqe {:#x})", qp.number, psn, r.wqes[i].index);
+}
+
+void requester_timer(Qp &qp, SteadyTime now) {
+    Requester &r = qp.req;
+    if (qp.state != QpState::kRts) return;
+    auto &dev = qp.device;
+    if (r.rnr_deadline && *r.rnr_deadline <= now) {
+        r.rnr_deadline.reset();
+        r.rnr_wait = false;
+        requester_rewind(qp, r.una_psn);
+        requester_progress(qp);
+    }
+    if (r.ack_deadline && *r.ack_deadline <= now) {
+        r.ack_deadline.reset();
+        if (r.una_psn != r.next_psn && !r.rnr_wait) {
+            dev.counters().add(Counter::ack_timeouts);
+            if (r.retry_left == 0) {
+                dev.counters().add(Counter::retry_exceeded_err);
+                for (auto &w : r.wqes) {
+                    if (w.started && w.on_wire()) {
+                        w.error = hw::Syndrome::kTransportRetryExceeded;
+                        break;
+                    }
+                }
+                complete_in_order(qp);
+                return;
+            }
+            --r.retry_left;
+            dev.counters().add(Counter::completer_retry_err);
+            logger(Component::kRc)
+                .debug("qp#{}: ACK timeout, retry from psn {:#x}", qp.number, r.una_psn);
+            requester_rewind(qp, r.una_psn);
+            requester_progress(qp);
+        }
+    }
+    schedule_timer(qp);
+}
+
+}  // namespace softndk::emu::rc

@@ -1,0 +1,314 @@
+// responder.cpp - request packets -> memory and receive WQEs; ACK/NAK generation.
+//
+// Check order (rnic-model §0 item 5, rxe_resp.c): PSN -> opcode sequence -> QP access
+// (IRD) -> receive resources (RNR NAK) -> length -> rkey (via the MPT) -> execute.
+#include <cstring>
+
+#include "device/device.hpp"
+#include "device/log.hpp"
+#include "rc/engine.hpp"
+#include "wire/psn.hpp"
+
+namespace softndk::emu::rc {
+namespace {
+
+using wire::MsgPosition;
+using wire::OpFamily;
+
+void send_ack(Qp &qp, uint32_t psn, uint8_t syndrome, uint32_t msn) {
+    Packet p;
+    p.desc.bth.opcode = wire::Opcode::kAcknowledge;
+    p.desc.bth.psn = psn;
+    p.desc.aeth = {syndrome, msn & wire::kPsnMask};
+    qp.device.transmit(qp, std::move(p));
+}
+
+// Class C/A/J errors: NAK the requester, then this QP goes to ERROR.
+void fatal(Qp &qp, uint32_t psn, wire::NakCode code, const char *why) {
+    logger(Component::kRc)
+        .debug("qp#{}: responder error at psn {:#x}: {} -> NAK {}", qp.number, psn, why,
+               wire::to_string(code));
+    send_ack(qp, psn, wire::aeth_nak_syndrome(code), qp.resp.msn);
+    enter_error(qp, why);
+}
+
+// Reads one receive WQE out of `rq` (its slot is released at once; the copy lives in
+// `recv`). False if the ring is empty. A garbage producer yields a failed WQE.
+bool take_recv(Qp &qp, RqConsumer &rq, uint32_t max_sge, RecvWqe &recv) {
+    if (!rq.acquire_producer()) {
+        recv.error = hw::Syndrome::kLocalQpOperation;
+        return true;
+    }
+    if (rq.available() == 0) return false;
+    const uint32_t position = rq.consumer();
+    std::array<hw::DataSegment, hw::kMaxWqeSegments> segs;
+    const uint32_t n = rq.entry_bytes() / hw::kSegmentBytes;
+    rq.read(position, segs.data(), rq.entry_bytes());
+    rq.release(position + 1);
+    recv.slot = static_cast<uint16_t>(position & (rq.entries() - 1));
+    for (uint32_t i = 0; i < n && i < max_sge; ++i) {
+        const hw::DataSegment &ds = segs[i];
+        if (ds.local_token == hw::kRecvListEnd) break;
+        KeyCheck k = qp.device.mpt().check(ds.local_token, qp.pd, hw::kAccessLocalWrite, ds.address,
+                                           ds.byte_count, qp.number, AccessOrigin::kLocal);
+        if (!k.ok() && recv.error == hw::Syndrome::kSuccess) {
+            recv.error = k.syndrome;
+            recv.vendor = static_cast<uint32_t>(k.status);
+        }
+        recv.capacity += ds.byte_count;
+        recv.sges.push_back(std::move(k.range));
+    }
+    qp.device.clock().charge(qp.device.cost().wqe_fetch(rq.entry_bytes()));
+    return true;
+}
+
+// Takes the next receive WQE for a SEND from the QP's RQ or its SRQ. False if none.
+bool fetch_recv(Qp &qp) {
+    Responder &s = qp.resp;
+    RecvWqe recv;
+    if (qp.srq) {
+        Srq &srq = *qp.srq;
+        std::lock_guard lock(srq.mutex);
+        if (!take_recv(qp, *srq.ring, srq.max_sge, recv)) return false;
+        recv.from_srq = true;
+        if (srq.limit != 0 && srq.ring->available() < srq.limit) {
+            srq.limit = 0;  // one-shot
+            hw::Eqe e{};
+            e.object = srq.number;
+            e.type = static_cast<uint8_t>(hw::EqeType::kSrqLimit);
+            qp.device.post_event(srq.context, e);
+        }
+    } else if (!take_recv(qp, *s.rq, qp.max_recv_sge, recv)) {
+        return false;
+    }
+    s.recv = std::move(recv);
+    return true;
+}
+
+// Copies `data` into the receive's scatter list at `offset` (caller checked capacity).
+void scatter(const std::vector<DmaRange> &sges, uint64_t offset, std::span<const uint8_t> data) {
+    uint64_t at = 0;
+    for (const DmaRange &sge : sges) {
+        if (at == data.size()) break;
+        if (offset >= sge.length()) {
+            offset -= sge.length();
+            continue;
+        }
+        const uint64_t take = std::min<uint64_t>(data.size() - at, sge.length() - offset);
+        sge.copy_to(offset, data.data() + at, take);
+        at += take;
+        offset = 0;
+    }
+}
+
+void send_read_responses(Qp &qp, const ReadResource &res, uint32_t from) {
+    auto &dev = qp.device;
+    const uint32_t length = static_cast<uint32_t>(res.source.length());
+    for (uint32_t k = from; k < res.psn_count; ++k) {
+        const auto seg =
+            wire::segment_message(wire::MessageOp::kRdmaReadResponse, length, qp.path.mtu, k);
+        Packet p;
+        p.desc.bth.opcode = seg->opcode;
+        p.desc.bth.psn = wire::psn_add(res.first_psn, k);
+        p.desc.aeth = {wire::aeth_ack_syndrome(), res.msn & wire::kPsnMask};
+        if (seg->length != 0) {
+            size_t chunks = 0;
+            std::span<const uint8_t> one;
+            res.source.for_each_chunk(seg->offset, seg->length, [&](std::byte *ptr, size_t n) {
+                one = {reinterpret_cast<const uint8_t *>(ptr), n};
+                ++chunks;
+            });
+            if (chunks == 1) {
+                p.desc.payload = one;
+            } else {
+                p.owned = std::make_unique<uint8_t[]>(seg->length);
+                res.source.copy_from(seg->offset, p.owned.get(), seg->length);
+                p.desc.payload = {p.owned.get(), seg->length};
+            }
+            dev.clock().charge(dev.cost().dma_read(seg->length));
+        }
+        dev.transmit(qp, std::move(p));
+    }
+}
+
+void on_duplicate(Qp &qp, const Packet &packet) {
+    Responder &s = qp.resp;
+    const auto &d = packet.desc;
+    qp.device.counters().add(Counter::duplicate_request);
+    if (d.info().family == OpFamily::kReadRequest) {
+        for (const auto &res : s.reads) {
+            if (res.psn_count != 0 && wire::psn_in_range(d.bth.psn, res.first_psn, res.psn_count)) {
+                send_read_responses(qp, res, wire::psn_distance(res.first_psn, d.bth.psn));
+                return;
+            }
+        }
+        return;  // too old to replay: the requester's retry will time out
+    }
+    if (d.bth.ack_req) {
+        send_ack(qp, wire::psn_sub(s.epsn, 1), wire::aeth_ack_syndrome(), s.msn);
+    }
+}
+
+uint8_t srq_flag(const RecvWqe &recv) {
+    return recv.from_srq ? hw::kCqeSrq : 0;
+}
+
+bool length_ok(const wire::PacketDescriptor &d, uint32_t mtu) {
+    const auto pos = d.info().position;
+    const size_t n = d.payload.size();
+    if (pos == MsgPosition::kFirst || pos == MsgPosition::kMiddle) return n == mtu;
+    if (pos == MsgPosition::kLast) return n >= 1 && n <= mtu;
+    return n <= mtu;
+}
+
+}  // namespace
+
+void responder_receive(Qp &qp, const Packet &packet) {
+    Responder &s = qp.resp;
+    auto &dev = qp.device;
+    const auto &d = packet.desc;
+    const auto &info = d.info();
+    const uint32_t psn = d.bth.psn;
+
+    // 1. PSN
+    switch (wire::classify_request_psn(s.epsn, psn)) {
+        case wire::PsnClass::kDuplicate:
+            return on_duplicate(qp, packet);
+        case wire::PsnClass::kOutOfSequence:
+            dev.counters().add(Counter::out_of_seq_request);
+            if (!s.sequence_nak_sent) {
+                s.sequence_nak_sent = true;
+                send_ack(qp, s.epsn, wire::aeth_nak_syndrome(wire::NakCode::kPsnSequenceError),
+                         s.msn);
+            }
+            return;
+        case wire::PsnClass::kExpected:
+            s.sequence_nak_sent = false;
+            break;
+    }
+
+    // 2. opcode sequence
+    const bool starts = info.position == MsgPosition::kFirst || info.position == MsgPosition::kOnly;
+    const bool ends = info.position == MsgPosition::kLast || info.position == MsgPosition::kOnly;
+    const bool in_sequence =
+        s.in_progress == Responder::Message::kSend    ? info.family == OpFamily::kSend && !starts
+        : s.in_progress == Responder::Message::kWrite ? info.family == OpFamily::kWrite && !starts
+                                                      : starts;
+    if (!in_sequence || info.family == OpFamily::kAtomic) {
+        return fatal(qp, psn, wire::NakCode::kInvalidRequest, "opcode out of sequence");
+    }
+
+    // 3. QP access: READ needs responder resources (IRD)
+    if (info.family == OpFamily::kReadRequest && qp.path.ird == 0) {
+        return fatal(qp, psn, wire::NakCode::kInvalidRequest, "READ with IRD 0");
+    }
+
+    // 4. receive resources
+    if (info.family == OpFamily::kSend && starts && !s.recv && !fetch_recv(qp)) {
+        dev.counters().add(Counter::send_rnr_err);
+        send_ack(qp, psn, wire::aeth_rnr_nak_syndrome(dev.transport().min_rnr_timer), s.msn);
+        return;
+    }
+
+    // 5. length
+    if (info.family != OpFamily::kReadRequest && !length_ok(d, qp.path.mtu)) {
+        return fatal(qp, psn, wire::NakCode::kInvalidRequest, "bad packet length");
+    }
+
+    // 6. rkey
+    if ((info.ext & wire::kExtReth) != 0) {
+        const uint8_t need =
+            info.family == OpFamily::kReadRequest ? hw::kAccessRemoteRead : hw::kAccessRemoteWrite;
+        if (d.reth.dma_length > dev.limits().max_transfer_bytes) {
+            return fatal(qp, psn, wire::NakCode::kInvalidRequest, "DMA length over the limit");
+        }
+        KeyCheck k = dev.mpt().check(d.reth.rkey, qp.pd, need, d.reth.va, d.reth.dma_length,
+                                     qp.number, AccessOrigin::kRemote);
+        if (!k.ok()) return fatal(qp, psn, wire::NakCode::kRemoteAccessError, "rkey check failed");
+        if (info.family == OpFamily::kReadRequest) {
+            // 7. execute: READ
+            ReadResource res;
+            res.first_psn = psn;
+            res.psn_count = wire::read_request_psn_count(d.reth.dma_length, qp.path.mtu);
+            res.msn = ++s.msn;
+            res.source = std::move(k.range);
+            s.epsn = wire::psn_add(psn, res.psn_count);
+            s.reads[s.next_read] = std::move(res);
+            const ReadResource &saved = s.reads[s.next_read];
+            s.next_read = (s.next_read + 1) % s.reads.size();
+            send_read_responses(qp, saved, 0);
+            return;
+        }
+        s.write_target = std::move(k.range);
+        s.offset = 0;
+    }
+
+    // 7. execute: SEND / WRITE
+    if (info.family == OpFamily::kSend) {
+        RecvWqe &recv = *s.recv;
+        s.in_progress = Responder::Message::kSend;
+        if (recv.error != hw::Syndrome::kSuccess) {
+            complete_recv(qp, recv.slot, recv.error, 0, hw::CqeOpcode::kResponderError,
+                          srq_flag(recv), 0, recv.vendor);
+            s.recv.reset();
+            return fatal(qp, psn, wire::NakCode::kRemoteOperationalError, "bad receive WQE");
+        }
+        if (s.offset + d.payload.size() > recv.capacity) {
+            complete_recv(qp, recv.slot, hw::Syndrome::kReceiveOverflow, 0,
+                          hw::CqeOpcode::kResponderError, srq_flag(recv));
+            s.recv.reset();
+            return fatal(qp, psn, wire::NakCode::kInvalidRequest, "receive overflow");
+        }
+        scatter(recv.sges, s.offset, d.payload);
+        s.offset += d.payload.size();
+        dev.clock().charge(dev.cost().dma_write(d.payload.size()));
+        if (ends) {
+            uint32_t invalidated = 0;
+            auto opcode = hw::CqeOpcode::kResponderSend;
+            if ((info.ext & wire::kExtIeth) != 0) {
+                const KeyStatus k =
+                    dev.mpt().remote_invalidate(d.invalidate_rkey, qp.number, qp.pd);
+                if (k != KeyStatus::kOk) {
+                    complete_recv(qp, recv.slot, syndrome_for(KeyOperation::kRemoteInvalidate, k),
+                                  0, hw::CqeOpcode::kResponderError, srq_flag(recv), 0,
+                                  static_cast<uint32_t>(k));
+                    s.recv.reset();
+                    return fatal(qp, psn, wire::NakCode::kInvalidRequest, "remote invalidate");
+                }
+                invalidated = d.invalidate_rkey;
+                opcode = hw::CqeOpcode::kResponderSendInvalidate;
+            }
+            const uint8_t flags = static_cast<uint8_t>((d.bth.solicited ? hw::kCqeSolicited : 0) |
+                                                       (recv.from_srq ? hw::kCqeSrq : 0));
+            complete_recv(qp, recv.slot, hw::Syndrome::kSuccess, static_cast<uint32_t>(s.offset),
+                          opcode, flags, invalidated);
+            dev.counters().add(Counter::rdma_recvs);
+            s.recv.reset();
+            s.in_progress = Responder::Message::kNone;
+            s.offset = 0;
+            ++s.msn;
+        }
+    } else {  // WRITE
+        s.in_progress = Responder::Message::kWrite;
+        if (s.offset + d.payload.size() > s.write_target.length()) {
+            return fatal(qp, psn, wire::NakCode::kInvalidRequest, "WRITE longer than its RETH");
+        }
+        s.write_target.copy_to(s.offset, d.payload.data(), d.payload.size());
+        s.offset += d.payload.size();
+        dev.clock().charge(dev.cost().dma_write(d.payload.size()));
+        if (ends) {
+            if (s.offset != s.write_target.length()) {
+                return fatal(qp, psn, wire::NakCode::kInvalidRequest,
+                             "WRITE shorter than its RETH");
+            }
+            s.write_target = DmaRange{};
+            s.in_progress = Responder::Message::kNone;
+            s.offset = 0;
+            ++s.msn;
+        }
+    }
+    s.epsn = wire::psn_add(psn, 1);
+    if (d.bth.ack_req) send_ack(qp, psn, wire::aeth_ack_syndrome(), s.msn);
+}
+
+}  // namespace softndk::emu::rc
