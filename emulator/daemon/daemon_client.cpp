@@ -1,0 +1,251 @@
+#include "daemon/daemon_client.hpp"
+
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <array>
+#include <cerrno>
+#include <cstring>
+#include <vector>
+
+#include "daemon/protocol.hpp"
+#include "daemon/registration_mirror.hpp"
+#include "device/log.hpp"
+#include "device/status.hpp"
+#include "softndk/wake.hpp"
+
+namespace softndk::emu::daemon {
+
+namespace {
+
+// The fds of the last response received on this thread (DeviceClient::map contract).
+struct LastResponse {
+    const DaemonClient *client = nullptr;
+    std::vector<UniqueFd> fds;
+};
+thread_local LastResponse t_last;
+
+void write_status(hw::ResponseHeader &response, size_t response_bytes, uint32_t sequence,
+                  int32_t s) {
+    if (response_bytes < sizeof(hw::ResponseHeader)) return;
+    response.sequence = sequence;
+    response.status = s;
+}
+
+}  // namespace
+
+std::unique_ptr<DaemonClient> DaemonClient::connect(const std::string &socket_path,
+                                                    uint32_t if_index, std::string &error) {
+    sockaddr_un address{};
+    address.sun_family = AF_UNIX;
+    if (socket_path.size() >= sizeof(address.sun_path)) {
+        error = "SOFTNDK_SOCKET: path too long: " + socket_path;
+        return nullptr;
+    }
+    std::memcpy(address.sun_path, socket_path.c_str(), socket_path.size());
+    UniqueFd s(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
+    if (!s || ::connect(s.get(), reinterpret_cast<sockaddr *>(&address), sizeof(address)) != 0) {
+        error = "SOFTNDK_MODE=daemon: cannot reach the SoftNDK daemon at " + socket_path + " (" +
+                std::strerror(errno) + "); start it with `softndk rnic` or set SOFTNDK_SOCKET";
+        return nullptr;
+    }
+    std::unique_ptr<DaemonClient> client(new DaemonClient(std::move(s)));
+    DaemonStatusRequest rq{};
+    rq.header = {kDaemonStatus, sizeof(rq), 0};
+    rq.if_index = if_index;
+    DaemonStatusResponse rs{};
+    const int32_t st = client->execute(rq.header, rs.header, sizeof(rs));
+    if (st != status::kSuccess) {
+        error = "SoftNDK daemon at " + socket_path + " did not answer (status " +
+                std::to_string(st) + ")";
+        return nullptr;
+    }
+    if (rs.adapter_found == 0) {
+        error = "SoftNDK daemon at " + socket_path + " has no adapter with if_index " +
+                std::to_string(if_index);
+        return nullptr;
+    }
+    return client;
+}
+
+DaemonClient::~DaemonClient() {
+    if (control_.load(std::memory_order_acquire) != nullptr) {
+        hw::ObjectRequest rq{};
+        rq.header = {hw::CommandOpcode::kDetach, sizeof(rq), 0};
+        hw::ObjectResponse rs{};
+        execute(rq.header, rs.header, sizeof(rs));
+    }
+    std::lock_guard lock(mutex_);
+    release_registrations();
+    if (t_last.client == this) {
+        t_last.client = nullptr;
+        t_last.fds.clear();
+    }
+}
+
+int32_t DaemonClient::execute(const hw::CommandHeader &request, hw::ResponseHeader &response,
+                              size_t response_bytes, std::span<const int> fds) {
+    std::vector<UniqueFd> received;
+    int32_t s;
+    {
+        std::lock_guard lock(mutex_);
+        if (request.opcode == hw::CommandOpcode::kRegisterMr &&
+            request.request_bytes == sizeof(hw::RegisterMrRequest) && fds.empty()) {
+            s = register_mr(request, response, response_bytes, received);
+        } else {
+            s = round_trip(request, response, response_bytes, fds, received);
+        }
+        after(request, response, response_bytes, s, received);
+    }
+    t_last.client = this;
+    t_last.fds = std::move(received);
+    return s;
+}
+
+int32_t DaemonClient::round_trip(const hw::CommandHeader &request, hw::ResponseHeader &response,
+                                 size_t response_bytes, std::span<const int> fds,
+                                 std::vector<UniqueFd> &received) {
+    if (request.request_bytes < sizeof(hw::CommandHeader) ||
+        request.request_bytes > kMaxRequestBytes || fds.size() > kMaxFds) {
+        write_status(response, response_bytes, request.sequence, status::kInvalidParameter);
+        return status::kInvalidParameter;
+    }
+    auto removed = [&] {
+        if (!broken_) {
+            logger(Component::kDevice).error("daemon connection lost: {}", std::strerror(errno));
+            ::shutdown(socket_.get(), SHUT_RDWR);
+        }
+        broken_ = true;
+        received.clear();
+        write_status(response, response_bytes, request.sequence, status::kDeviceRemoved);
+        return status::kDeviceRemoved;
+    };
+    if (broken_) return removed();
+    const auto *bytes = reinterpret_cast<const std::byte *>(&request);
+    if (!send_with_fds(socket_.get(), {bytes, request.request_bytes}, fds)) return removed();
+    ResponseFrame frame{};
+    if (!receive_exact(socket_.get(), std::as_writable_bytes(std::span(&frame, 1)), received)) {
+        return removed();
+    }
+    if (frame.magic != kResponseMagic || frame.response_bytes < sizeof(hw::ResponseHeader) ||
+        frame.response_bytes > kMaxRequestBytes || frame.fd_count > kMaxFds) {
+        errno = EPROTO;
+        return removed();
+    }
+    std::array<std::byte, kMaxRequestBytes> body{};
+    if (!receive_exact(socket_.get(), std::span(body).first(frame.response_bytes), received)) {
+        return removed();
+    }
+    std::memcpy(&response, body.data(), std::min<size_t>(response_bytes, frame.response_bytes));
+    hw::ResponseHeader h;
+    std::memcpy(&h, body.data(), sizeof(h));
+    return h.status;
+}
+
+int32_t DaemonClient::register_mr(const hw::CommandHeader &request, hw::ResponseHeader &response,
+                                  size_t response_bytes, std::vector<UniqueFd> &received) {
+    hw::RegisterMrRequest rq;
+    std::memcpy(&rq, &request, sizeof(rq));
+    if (rq.memory.fd_index != hw::kNoFd || rq.memory.embedded_address == 0) {
+        return round_trip(request, response, response_bytes, {}, received);
+    }
+    auto &mirror = RegistrationMirror::instance();
+    const uint64_t va = rq.memory.embedded_address;
+    std::string error;
+    if (!mirror.acquire(va, rq.length, error)) {
+        logger(Component::kDevice).warn("register {:#x}+{}: {}", va, rq.length, error);
+        write_status(response, response_bytes, request.sequence, status::kInvalidParameter);
+        return status::kInvalidParameter;
+    }
+    rq.memory = hw::MemoryHandle{0, 0, va, rq.memory.bytes, 0};
+    const int fd = mirror.fd();
+    const int32_t s =
+        round_trip(rq.header, response, response_bytes, std::span(&fd, 1), received);
+    if (s != status::kSuccess) {
+        mirror.release(va, rq.length);
+        return s;
+    }
+    if (auto old = registrations_.find(rq.mpt_index); old != registrations_.end()) {
+        mirror.release(old->second.va, old->second.length);
+    }
+    registrations_[rq.mpt_index] = Range{va, rq.length};
+    return s;
+}
+
+void DaemonClient::after(const hw::CommandHeader &request, const hw::ResponseHeader &response,
+                         size_t response_bytes, int32_t s, std::vector<UniqueFd> &received) {
+    if (s != status::kSuccess) return;
+    switch (request.opcode) {
+        case hw::CommandOpcode::kAttach: {
+            if (response_bytes < sizeof(hw::AttachResponse)) return;
+            const auto &rs = reinterpret_cast<const hw::AttachResponse &>(response);
+            const uint32_t i = rs.control_page.fd_index;
+            std::string error;
+            if (i < received.size() &&
+                require_seals(received[i].get(), kRequiredSeals, hw::kPageBytes, error)) {
+                control_mapping_ = Mapping::map(received[i].get(), 0, hw::kPageBytes, error);
+            }
+            if (!control_mapping_) {
+                logger(Component::kDevice).error("daemon control page: {}", error);
+                return;
+            }
+            control_.store(reinterpret_cast<hw::ContextControlPage *>(control_mapping_->data()),
+                           std::memory_order_release);
+            return;
+        }
+        case hw::CommandOpcode::kDetach:
+            control_.store(nullptr, std::memory_order_release);
+            control_mapping_.reset();
+            release_registrations();
+            return;
+        case hw::CommandOpcode::kDeregisterMr:
+        case hw::CommandOpcode::kFreeMr: {
+            if (request.request_bytes != sizeof(hw::ObjectRequest)) return;
+            const auto &rq = reinterpret_cast<const hw::ObjectRequest &>(request);
+            if (auto it = registrations_.find(rq.object); it != registrations_.end()) {
+                RegistrationMirror::instance().release(it->second.va, it->second.length);
+                registrations_.erase(it);
+            }
+            return;
+        }
+        default:
+            return;
+    }
+}
+
+void DaemonClient::release_registrations() {
+    for (const auto &[index, range] : registrations_)
+        RegistrationMirror::instance().release(range.va, range.length);
+    registrations_.clear();
+}
+
+void *DaemonClient::map(const hw::MemoryHandle &handle) {
+    if (t_last.client != this || handle.fd_index >= t_last.fds.size() || handle.bytes == 0 ||
+        handle.offset % hw::kPageBytes != 0) {
+        return nullptr;
+    }
+    const int fd = t_last.fds[handle.fd_index].get();
+    std::string error;
+    // The daemon sealed it; check anyway: a file that could shrink could SIGBUS us.
+    if (!require_seals(fd, kRequiredSeals, handle.offset + handle.bytes, error)) {
+        logger(Component::kDevice).error("daemon memory: {}", error);
+        return nullptr;
+    }
+    void *p = ::mmap(nullptr, handle.bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+                     static_cast<off_t>(handle.offset));
+    return p == MAP_FAILED ? nullptr : p;
+}
+
+void DaemonClient::unmap(void *address, size_t bytes) {
+    if (address != nullptr && bytes != 0) ::munmap(address, bytes);
+}
+
+void DaemonClient::ring() {
+    hw::ContextControlPage *page = control_.load(std::memory_order_acquire);
+    if (page == nullptr) return;
+    if (claim_sleeper(page->wake.device_sleeping)) futex_wake(page->wake.device_sleeping.value, 1);
+}
+
+}  // namespace softndk::emu::daemon

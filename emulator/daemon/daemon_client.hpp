@@ -1,0 +1,73 @@
+// daemon_client.hpp - DeviceClient over the daemon's control socket (daemon mode).
+//
+//   execute()      = the request struct over the socket, the response back (one at a
+//                    time: a mutex serialises callers). kRegisterMr with a plain address
+//                    (fd_index = kNoFd, as the provider sends it) is rewritten here: the
+//                    range's pages move into the process's RegistrationMirror and the
+//                    request names the mirror fd at file offset = address. The pages go
+//                    back to private memory when the MR is deregistered or freed, or the
+//                    context detaches;
+//   map()          = mmap(MAP_SHARED) of the fd a MemoryHandle of the LAST response on
+//                    this thread names, after checking it is sealed against shrinking;
+//   ring()         = the waker side of the wake protocol on this context's control page
+//                    (a fence and a load while the device thread is awake; FUTEX_WAKE
+//                    only when it announced sleep);
+//   runs_inline()  = false: completions arrive asynchronously.
+// If the daemon goes away every command returns STATUS_DEVICE_REMOVED.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "daemon/memfd.hpp"
+#include "softndk/device_client.hpp"
+
+namespace softndk::emu::daemon {
+
+class DaemonClient final : public DeviceClient {
+  public:
+    // Connects to the daemon at `socket_path` and checks that it has adapter `if_index`.
+    // nullptr with `error` set otherwise.
+    static std::unique_ptr<DaemonClient> connect(const std::string &socket_path,
+                                                 uint32_t if_index, std::string &error);
+    ~DaemonClient() override;  // detaches if attached, then closes the socket
+
+    int32_t execute(const hw::CommandHeader &request, hw::ResponseHeader &response,
+                    size_t response_bytes, std::span<const int> fds = {}) override;
+    void *map(const hw::MemoryHandle &handle) override;
+    void unmap(void *address, size_t bytes) override;
+    void ring() override;
+    bool runs_inline() const override { return false; }
+
+    int socket() const { return socket_.get(); }
+
+  private:
+    explicit DaemonClient(UniqueFd socket) : socket_(std::move(socket)) {}
+    // One round trip; `received` gets the response's fds. Caller holds mutex_.
+    int32_t round_trip(const hw::CommandHeader &request, hw::ResponseHeader &response,
+                       size_t response_bytes, std::span<const int> fds,
+                       std::vector<UniqueFd> &received);
+    int32_t register_mr(const hw::CommandHeader &request, hw::ResponseHeader &response,
+                        size_t response_bytes, std::vector<UniqueFd> &received);
+    void after(const hw::CommandHeader &request, const hw::ResponseHeader &response,
+               size_t response_bytes, int32_t status, std::vector<UniqueFd> &received);
+    void release_registrations();
+
+    std::mutex mutex_;
+    UniqueFd socket_;
+    bool broken_ = false;
+    std::atomic<hw::ContextControlPage *> control_{nullptr};
+    std::unique_ptr<Mapping> control_mapping_;
+    struct Range {
+        uint64_t va;
+        uint64_t length;
+    };
+    std::map<uint32_t, Range> registrations_;  // MPT index -> mirrored range
+};
+
+}  // namespace softndk::emu::daemon

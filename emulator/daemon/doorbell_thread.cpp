@@ -1,0 +1,158 @@
+#include "daemon/doorbell_thread.hpp"
+
+#include <linux/futex.h>
+#include <sched.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <algorithm>
+
+#include "device/log.hpp"
+#include "softndk/wake.hpp"
+
+namespace softndk::emu::daemon {
+
+namespace {
+
+constexpr size_t kMaxWaiters = 128;  // FUTEX_WAITV_MAX
+
+// futex_waitv on `words` (each expected to hold 1) until woken or `timeout` passed.
+// Returns the index of the word that woke us, or -1 (timeout, value changed, signal).
+long wait_any(std::vector<struct futex_waitv> &waiters, std::chrono::nanoseconds timeout) {
+    timespec deadline{};
+    ::clock_gettime(CLOCK_MONOTONIC, &deadline);
+    const auto ns = deadline.tv_nsec + timeout.count();
+    deadline.tv_sec += static_cast<time_t>(ns / 1'000'000'000);
+    deadline.tv_nsec = static_cast<long>(ns % 1'000'000'000);
+    return ::syscall(SYS_futex_waitv, waiters.data(), waiters.size(), 0, &deadline,
+                     CLOCK_MONOTONIC);
+}
+
+struct futex_waitv waiter(hw::CacheLineU32 &word, bool shared) {
+    struct futex_waitv w{};
+    w.val = 1;
+    w.uaddr = reinterpret_cast<uint64_t>(&word.value);
+    w.flags = FUTEX_32 | (shared ? 0 : FUTEX_PRIVATE_FLAG);
+    return w;
+}
+
+}  // namespace
+
+DoorbellThread::DoorbellThread(std::chrono::nanoseconds spin) : spin_(spin) {
+    thread_ = std::thread([this] { run(); });
+}
+
+DoorbellThread::~DoorbellThread() {
+    stopping_.store(true, std::memory_order_release);
+    poke();
+    thread_.join();
+}
+
+void DoorbellThread::add(std::shared_ptr<const Entry> entry) {
+    {
+        std::lock_guard lock(mutex_);
+        entries_.push_back(std::move(entry));
+    }
+    version_.fetch_add(1, std::memory_order_release);
+    poke();
+}
+
+void DoorbellThread::remove(const Entry *entry) {
+    {
+        std::lock_guard lock(mutex_);
+        std::erase_if(entries_, [&](const auto &e) { return e.get() == entry; });
+    }
+    version_.fetch_add(1, std::memory_order_release);
+    poke();
+}
+
+size_t DoorbellThread::contexts() const {
+    std::lock_guard lock(mutex_);
+    return entries_.size();
+}
+
+void DoorbellThread::poke() {
+    if (claim_sleeper(control_word_)) futex_wake(control_word_.value);
+}
+
+bool DoorbellThread::pending(const Entry &e) {
+    const auto &d = e.page()->doorbells;
+    uint64_t any = 0;
+    for (uint32_t w = 0; w < hw::kDoorbellBitmapWords; ++w) {
+        any |= std::atomic_ref(const_cast<uint64_t &>(d.send_queue[w])).load(std::memory_order_relaxed);
+        any |= std::atomic_ref(const_cast<uint64_t &>(d.receive_queue[w])).load(std::memory_order_relaxed);
+        any |= std::atomic_ref(const_cast<uint64_t &>(d.completion_queue[w])).load(std::memory_order_relaxed);
+        any |= std::atomic_ref(const_cast<uint64_t &>(d.shared_receive_queue[w])).load(std::memory_order_relaxed);
+    }
+    return any != 0;
+}
+
+void DoorbellThread::run() {
+    std::vector<std::shared_ptr<const Entry>> local;
+    std::vector<struct futex_waitv> waiters;
+    uint32_t seen = ~0u;
+    auto refresh = [&] {
+        const uint32_t v = version_.load(std::memory_order_acquire);
+        if (v == seen) return;
+        std::lock_guard lock(mutex_);
+        seen = v;
+        local = entries_;
+    };
+    // One pass: service every context with a bit set. True if any had work.
+    auto pass = [&] {
+        bool worked = false;
+        for (const auto &e : local) {
+            if (pending(*e)) {
+                e->device->service(e->context);
+                worked = true;
+            }
+        }
+        return worked;
+    };
+    auto changed = [&] {
+        return stopping_.load(std::memory_order_acquire) ||
+               version_.load(std::memory_order_acquire) != seen;
+    };
+    while (!stopping_.load(std::memory_order_acquire)) {
+        refresh();
+        if (pass()) continue;
+        // Spin: poll for more work for up to spin_ (yielding now and then).
+        bool found = false;
+        if (spin_.count() > 0) {
+            const auto start = std::chrono::steady_clock::now();
+            for (uint32_t i = 1; !found; ++i) {
+                cpu_relax();
+                found = changed() || std::any_of(local.begin(), local.end(),
+                                                 [](const auto &e) { return pending(*e); });
+                if ((i & 255) == 0) {
+                    if (std::chrono::steady_clock::now() - start >= spin_) break;
+                    ::sched_yield();
+                }
+            }
+        }
+        if (found) continue;
+        // Sleep on every context's device_sleeping word and the control word.
+        waiters.clear();
+        waiters.push_back(waiter(control_word_, false));
+        announce_sleep(control_word_);
+        for (const auto &e : local) {
+            if (waiters.size() == kMaxWaiters) break;
+            waiters.push_back(waiter(e->page()->wake.device_sleeping, true));
+            std::atomic_ref(e->page()->wake.device_sleeping.value).store(1, std::memory_order_relaxed);
+        }
+        wake_fence();
+        const bool all_covered = local.size() < kMaxWaiters;
+        if (!changed() && !pass()) {
+            sleeps_.fetch_add(1, std::memory_order_relaxed);
+            const long r = wait_any(waiters, all_covered ? std::chrono::seconds(1)
+                                                            : std::chrono::milliseconds(1));
+            if (r > 0) wakeups_.fetch_add(1, std::memory_order_relaxed);
+        }
+        cancel_sleep(control_word_);
+        for (const auto &e : local)
+            cancel_sleep(e->page()->wake.device_sleeping);
+    }
+}
+
+}  // namespace softndk::emu::daemon

@@ -1,0 +1,81 @@
+// doorbell_thread.hpp - the daemon's device thread: services every attached
+// context's doorbell bitmaps (Device::service), spin-then-sleep.
+//
+// Wake design (docs/daemon.md "Wake-up"). Each context keeps the standard protocol
+// of hw_interface.hpp §7 on ITS OWN control page: the client's ring() is exactly the
+// embedded Waker (fence; if device_sleeping == 1, exchange it to 0 and FUTEX_WAKE it).
+// The one device thread sleeps on all of those words at once with futex_waitv(2):
+//
+//   loop:  service every context whose bitmaps have a bit set
+//          nothing found -> poll for up to `spin` (cpu_relax, sched_yield every 256
+//          polls: never more busy threads than cores, and a client sharing this
+//          vCPU gets to run)
+//          still nothing -> announce_sleep() on EVERY context's device_sleeping
+//          (and on a private control word), fence, re-check every bitmap, then
+//          futex_waitv(all words == 1); cancel_sleep() on all of them when woken
+//
+// No wake-up is lost, for the same reason as with one word: a client that published
+// a bit before the re-check is seen by it; one that publishes after sees its word at
+// 1 and wakes it, which ends the futex_waitv. A waker only ever touches its own
+// context's page, so a client can neither wake nor starve through another's words.
+// futex_waitv takes at most 128 words: with more contexts the thread sleeps on the
+// first 127 and wakes every millisecond to poll the rest.
+//
+// Lifetime: each entry maps its context's control page a second time (its own
+// Mapping of the memfd), so the thread can read the bitmaps and futex on the words
+// even while the session detaches the context; Device::service() of a detached
+// context returns at once.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "daemon/memfd.hpp"
+#include "device/device.hpp"
+
+namespace softndk::emu::daemon {
+
+class DoorbellThread {
+  public:
+    struct Entry {
+        std::shared_ptr<Device> device;
+        uint32_t context = 0;
+        std::shared_ptr<const Mapping> control;  // this context's ContextControlPage
+        hw::ContextControlPage *page() const {
+            return reinterpret_cast<hw::ContextControlPage *>(control->data());
+        }
+    };
+
+    // spin: how long to poll after the last work before sleeping (0 = never spin).
+    explicit DoorbellThread(std::chrono::nanoseconds spin);
+    ~DoorbellThread();  // stops and joins
+
+    void add(std::shared_ptr<const Entry> entry);
+    void remove(const Entry *entry);
+
+    size_t contexts() const;
+    uint64_t sleeps() const { return sleeps_.load(std::memory_order_relaxed); }
+    uint64_t wakeups() const { return wakeups_.load(std::memory_order_relaxed); }
+
+  private:
+    void run();
+    void poke();  // wakes the thread after a change of entries_ / stopping_
+    static bool pending(const Entry &e);
+
+    const std::chrono::nanoseconds spin_;
+    mutable std::mutex mutex_;
+    std::vector<std::shared_ptr<const Entry>> entries_;
+    std::atomic<uint32_t> version_{0};
+    std::atomic<bool> stopping_{false};
+    hw::CacheLineU32 control_word_{};  // private futex: entries changed / stop
+    std::atomic<uint64_t> sleeps_{0};
+    std::atomic<uint64_t> wakeups_{0};
+    std::thread thread_;
+};
+
+}  // namespace softndk::emu::daemon

@@ -1,0 +1,163 @@
+#include "daemon/protocol.hpp"
+
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <array>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+
+namespace softndk::emu::daemon {
+
+size_t response_bytes_of(hw::CommandOpcode op) {
+    using O = hw::CommandOpcode;
+    switch (op) {
+        case O::kAttach:
+            return sizeof(hw::AttachResponse);
+        case O::kCreateCq:
+        case O::kResizeCq:
+            return sizeof(hw::CreateCqResponse);
+        case O::kCreateQp:
+            return sizeof(hw::CreateQpResponse);
+        case O::kCreateSrq:
+        case O::kModifySrq:
+            return sizeof(hw::CreateSrqResponse);
+        case O::kListen:
+            return sizeof(hw::ListenResponse);
+        case O::kQueryConnection:
+            return sizeof(hw::QueryConnectionResponse);
+        case O::kDetach:
+        case O::kCreatePd:
+        case O::kDestroyPd:
+        case O::kDestroyCq:
+        case O::kModerateCq:
+        case O::kDestroyQp:
+        case O::kFlushQp:
+        case O::kDestroySrq:
+        case O::kAllocMr:
+        case O::kRegisterMr:
+        case O::kDeregisterMr:
+        case O::kInitFastRegMr:
+        case O::kFreeMr:
+        case O::kAllocMw:
+        case O::kFreeMw:
+        case O::kCloseListener:
+        case O::kPauseListener:
+        case O::kConnect:
+        case O::kAccept:
+        case O::kReject:
+        case O::kCompleteConnect:
+        case O::kDisconnect:
+        case O::kCloseConnection:
+            return sizeof(hw::ObjectResponse);
+    }
+    if (op == kDaemonStatus) return sizeof(DaemonStatusResponse);
+    return sizeof(hw::ResponseHeader);
+}
+
+std::span<const size_t> response_handles_of(hw::CommandOpcode op) {
+    static constexpr std::array<size_t, 2> kAttach = {offsetof(hw::AttachResponse, control_page),
+                                                      offsetof(hw::AttachResponse, event_queue)};
+    static constexpr std::array<size_t, 1> kCq = {offsetof(hw::CreateCqResponse, memory)};
+    static constexpr std::array<size_t, 1> kQp = {offsetof(hw::CreateQpResponse, memory)};
+    static constexpr std::array<size_t, 1> kSrq = {offsetof(hw::CreateSrqResponse, memory)};
+    using O = hw::CommandOpcode;
+    switch (op) {
+        case O::kAttach:
+            return kAttach;
+        case O::kCreateCq:
+        case O::kResizeCq:
+            return kCq;
+        case O::kCreateQp:
+            return kQp;
+        case O::kCreateSrq:
+        case O::kModifySrq:
+            return kSrq;
+        default:
+            return {};
+    }
+}
+
+std::string default_socket_path() {
+    if (const char *s = std::getenv("SOFTNDK_SOCKET"); s != nullptr && *s != '\0') return s;
+    if (const char *x = std::getenv("XDG_RUNTIME_DIR"); x != nullptr && *x != '\0') {
+        return std::string(x) + "/softndk.sock";
+    }
+    return "/tmp/softndk-" + std::to_string(::getuid()) + ".sock";
+}
+
+bool send_with_fds(int socket, std::span<const std::byte> bytes, std::span<const int> fds,
+                   int flags) {
+    if (fds.size() > kMaxFds) {
+        errno = EINVAL;
+        return false;
+    }
+    alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int) * kMaxFds)] = {};
+    size_t sent = 0;
+    while (sent < bytes.size()) {
+        iovec iov{const_cast<std::byte *>(bytes.data() + sent), bytes.size() - sent};
+        msghdr msg{};
+        msg.msg_iov = &iov;
+        msg.msg_iovlen = 1;
+        if (sent == 0 && !fds.empty()) {
+            msg.msg_control = control;
+            msg.msg_controllen = CMSG_SPACE(sizeof(int) * fds.size());
+            cmsghdr *c = CMSG_FIRSTHDR(&msg);
+            c->cmsg_level = SOL_SOCKET;
+            c->cmsg_type = SCM_RIGHTS;
+            c->cmsg_len = CMSG_LEN(sizeof(int) * fds.size());
+            std::memcpy(CMSG_DATA(c), fds.data(), sizeof(int) * fds.size());
+        }
+        const ssize_t n = ::sendmsg(socket, &msg, MSG_NOSIGNAL | flags);
+        if (n < 0) {
+            if (errno == EINTR) continue;
+            return false;
+        }
+        sent += static_cast<size_t>(n);
+    }
+    return true;
+}
+
+ssize_t receive_some(int socket, std::span<std::byte> bytes, std::vector<UniqueFd> &fds, int flags,
+                     bool &truncated) {
+    alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int) * kMaxFds)];
+    iovec iov{bytes.data(), bytes.size()};
+    msghdr msg{};
+    msg.msg_iov = &iov;
+    msg.msg_iovlen = 1;
+    msg.msg_control = control;
+    msg.msg_controllen = sizeof(control);
+    ssize_t n;
+    do {
+        n = ::recvmsg(socket, &msg, MSG_CMSG_CLOEXEC | flags);
+    } while (n < 0 && errno == EINTR);
+    if (n < 0) return n;
+    if ((msg.msg_flags & MSG_CTRUNC) != 0) truncated = true;
+    for (cmsghdr *c = CMSG_FIRSTHDR(&msg); c != nullptr; c = CMSG_NXTHDR(&msg, c)) {
+        if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS) continue;
+        const size_t count = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+        for (size_t i = 0; i < count; ++i) {
+            int fd;
+            std::memcpy(&fd, CMSG_DATA(c) + i * sizeof(int), sizeof(int));
+            fds.emplace_back(fd);
+        }
+    }
+    return n;
+}
+
+bool receive_exact(int socket, std::span<std::byte> bytes, std::vector<UniqueFd> &fds) {
+    size_t got = 0;
+    bool truncated = false;
+    while (got < bytes.size()) {
+        const ssize_t n = receive_some(socket, bytes.subspan(got), fds, 0, truncated);
+        if (n <= 0) {
+            if (n == 0) errno = ECONNRESET;
+            return false;
+        }
+        got += static_cast<size_t>(n);
+    }
+    return true;
+}
+
+}  // namespace softndk::emu::daemon

@@ -1,0 +1,92 @@
+// protocol.hpp - the daemon's control socket (docs/daemon.md).
+//
+// Transport: a Unix-domain STREAM socket, one connection ("session") per
+// DaemonClient, i.e. per adapter a consumer process opens. Requests and responses
+// are the fixed-size structs of hw_interface.hpp §11, byte for byte:
+//
+//   client -> daemon   request struct (CommandHeader first; request_bytes = its size),
+//                      sent with ONE sendmsg; fds (registered memory) ride on it as
+//                      SCM_RIGHTS, at most kMaxFds
+//   daemon -> client   ResponseFrame, then response_bytes of the response struct; the
+//                      fds it names (queue memory) ride on the frame as SCM_RIGHTS
+//
+// A client sends its next request only after it has read the previous response.
+// The daemon validates request_bytes before it reads the body: outside
+// [sizeof(CommandHeader), kMaxRequestBytes] it answers STATUS_INVALID_PARAMETER and
+// closes the session (the stream cannot be resynchronised). Unknown opcodes and
+// wrong sizes for a known opcode get an error response and the session goes on.
+//
+// MemoryHandles in daemon mode: fd_index names the fd passed with the same message,
+// offset is the file offset of the first byte, embedded_address is 0 (the daemon
+// never reveals its addresses, and ignores - refuses - any it is sent).
+//
+// Daemon-only commands use opcodes the device never defines (>= 0x7f00).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "daemon/memfd.hpp"
+#include "softndk/hw_interface.hpp"
+
+namespace softndk::emu::daemon {
+
+inline constexpr uint16_t kMaxRequestBytes = 1024;
+inline constexpr size_t kMaxFds = 8;
+
+// Status of the daemon and (if_index != 0) of one of its adapters: lets a client
+// check the adapter exists before attaching, and tests check that a dead client's
+// context is gone.
+inline constexpr hw::CommandOpcode kDaemonStatus = static_cast<hw::CommandOpcode>(0x7f01);
+struct DaemonStatusRequest {
+    hw::CommandHeader header;
+    uint32_t if_index;
+    uint32_t reserved;
+};
+struct DaemonStatusResponse {
+    hw::ResponseHeader header;
+    uint32_t daemon_pid;
+    uint32_t sessions;          // open control connections
+    uint32_t adapters;
+    uint32_t adapter_found;     // 1 if if_index names an adapter
+    uint32_t adapter_contexts;  // its live contexts (Device::context_count)
+    uint32_t serviced_contexts; // contexts the doorbell thread polls (all adapters)
+    uint64_t device_sleeps;     // doorbell thread: FUTEX_WAITs so far
+    uint64_t device_wakeups;    // ... of them ended by a client's FUTEX_WAKE
+};
+
+inline constexpr uint32_t kResponseMagic = 0x52444e53;  // "SNDR"
+struct ResponseFrame {
+    uint32_t magic;
+    uint16_t response_bytes;
+    uint16_t fd_count;
+};
+static_assert(sizeof(ResponseFrame) == 8);
+
+// Size of the response struct of `op` (ResponseHeader only for unknown opcodes).
+size_t response_bytes_of(hw::CommandOpcode op);
+
+// Offsets of the MemoryHandles inside the response of `op` (hw_interface.hpp §11).
+std::span<const size_t> response_handles_of(hw::CommandOpcode op);
+
+// SOFTNDK_SOCKET, else $XDG_RUNTIME_DIR/softndk.sock, else /tmp/softndk-$UID.sock.
+std::string default_socket_path();
+
+// One sendmsg of `bytes` with `fds` as SCM_RIGHTS (MSG_NOSIGNAL). Loops over short
+// writes (the fds go with the first chunk). False on error (errno set).
+bool send_with_fds(int socket, std::span<const std::byte> bytes, std::span<const int> fds,
+                   int flags = 0);
+
+// Reads exactly `bytes` (blocking), collecting any fds that arrive (MSG_CMSG_CLOEXEC).
+// False on EOF or error; fds received so far stay in `fds`.
+bool receive_exact(int socket, std::span<std::byte> bytes, std::vector<UniqueFd> &fds);
+
+// One recvmsg of up to `bytes` (flags e.g. MSG_DONTWAIT); appends fds. Returns what
+// recvmsg returned (-1 with errno). `truncated` is set if fds were dropped (MSG_CTRUNC).
+ssize_t receive_some(int socket, std::span<std::byte> bytes, std::vector<UniqueFd> &fds,
+                     int flags, bool &truncated);
+
+}  // namespace softndk::emu::daemon

@@ -1,0 +1,447 @@
+#include "daemon/server.hpp"
+
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <array>
+#include <boost/asio.hpp>
+#include <cerrno>
+#include <cstring>
+#include <set>
+#include <stdexcept>
+
+#include "daemon/doorbell_thread.hpp"
+#include "daemon/log.hpp"
+#include "daemon/memfd_allocator.hpp"
+#include "daemon/protocol.hpp"
+#include "device/config.hpp"
+#include "device/status.hpp"
+
+namespace softndk::emu::daemon {
+
+namespace asio = boost::asio;
+using Local = asio::local::stream_protocol;
+
+namespace {
+
+struct Adapter {
+    std::shared_ptr<Device> device;
+    MemfdAllocator *allocator = nullptr;  // owned by the device
+};
+
+// True if something accepts connections on `path`.
+bool socket_is_live(const std::string &path) {
+    UniqueFd s(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
+    sockaddr_un a{};
+    a.sun_family = AF_UNIX;
+    std::strncpy(a.sun_path, path.c_str(), sizeof(a.sun_path) - 1);
+    return s && ::connect(s.get(), reinterpret_cast<sockaddr *>(&a), sizeof(a)) == 0;
+}
+
+}  // namespace
+
+class Session;
+
+struct Daemon::Impl {
+    DaemonOptions options;
+    asio::io_context io;
+    Local::acceptor acceptor{io};
+    asio::signal_set signals{io};
+    std::vector<Adapter> adapters;
+    std::unique_ptr<DoorbellThread> doorbells;  // after adapters: stopped first
+    std::set<std::shared_ptr<Session>> sessions;
+    bool bound = false;
+    bool stopped = false;
+
+    void accept();
+    void shutdown();
+    const Adapter *find(uint32_t if_index) const {
+        for (const auto &a : adapters) {
+            if (a.device->config().if_index == if_index) return &a;
+        }
+        return nullptr;
+    }
+};
+
+// One control connection. Lives in Impl::sessions while open; all of it runs on the
+// io thread.
+class Session : public std::enable_shared_from_this<Session> {
+  public:
+    Session(Daemon::Impl &daemon, Local::socket socket)
+        : daemon_(daemon), socket_(std::move(socket)) {}
+
+    void start() {
+        ucred cred{};
+        socklen_t len = sizeof(cred);
+        if (::getsockopt(socket_.native_handle(), SOL_SOCKET, SO_PEERCRED, &cred, &len) == 0) {
+            peer_pid_ = static_cast<uint32_t>(cred.pid);
+            log().info("session from pid {} uid {} gid {}", cred.pid, cred.uid, cred.gid);
+        }
+        read();
+    }
+
+    void close() {
+        if (closed_) return;
+        closed_ = true;
+        detach();
+        boost::system::error_code ignored;
+        socket_.close(ignored);
+        log().info("session of pid {} closed", peer_pid_);
+        daemon_.sessions.erase(shared_from_this());
+    }
+
+  private:
+    // Reads what is available: the 8-byte header, then the rest of the request.
+    void read() {
+        for (;;) {
+            const size_t want = got_ < sizeof(hw::CommandHeader)
+                                    ? sizeof(hw::CommandHeader) - got_
+                                    : header().request_bytes - got_;
+            const ssize_t n =
+                receive_some(socket_.native_handle(), std::span(buffer_).subspan(got_, want),
+                             fds_, MSG_DONTWAIT, truncated_);
+            if (n == 0) return close();
+            if (n < 0) {
+                if (errno == EAGAIN || errno == EWOULDBLOCK) break;
+                return close();
+            }
+            got_ += static_cast<size_t>(n);
+            if (fds_.size() > kMaxFds) truncated_ = true;
+            if (got_ == sizeof(hw::CommandHeader)) {
+                const uint16_t bytes = header().request_bytes;
+                if (bytes < sizeof(hw::CommandHeader) || bytes > kMaxRequestBytes) {
+                    log().warn("pid {}: request_bytes {} out of range, closing", peer_pid_, bytes);
+                    respond(status::kInvalidParameter);
+                    return close();
+                }
+            }
+            if (got_ >= sizeof(hw::CommandHeader) && got_ == header().request_bytes) {
+                if (!process()) return close();
+                got_ = 0;
+                fds_.clear();
+                truncated_ = false;
+            }
+        }
+        socket_.async_wait(Local::socket::wait_read,
+                           [self = shared_from_this()](const boost::system::error_code &ec) {
+                               if (ec || self->closed_) return self->close();
+                               self->read();
+                           });
+    }
+
+    hw::CommandHeader header() const {
+        hw::CommandHeader h;
+        std::memcpy(&h, buffer_.data(), sizeof(h));
+        return h;
+    }
+
+    // Sends the ResponseFrame, `response` (ResponseHeader first) and `fds`. False if the
+    // client does not take it at once (a client that does not read its responses is cut
+    // off rather than buffered for).
+    bool respond(std::span<const std::byte> response, std::span<const int> fds) {
+        std::array<std::byte, sizeof(ResponseFrame) + kMaxRequestBytes> out{};
+        const ResponseFrame frame{kResponseMagic, static_cast<uint16_t>(response.size()),
+                                  static_cast<uint16_t>(fds.size())};
+        std::memcpy(out.data(), &frame, sizeof(frame));
+        std::memcpy(out.data() + sizeof(frame), response.data(), response.size());
+        return send_with_fds(socket_.native_handle(),
+                             std::span(out).first(sizeof(frame) + response.size()), fds,
+                             MSG_DONTWAIT);
+    }
+    bool respond(int32_t status) {
+        const hw::ResponseHeader h{header().sequence, status};
+        return respond(std::as_bytes(std::span(&h, 1)), {});
+    }
+
+    bool process() {
+        const hw::CommandHeader h = header();
+        std::array<std::byte, kMaxRequestBytes> response{};
+        std::vector<UniqueFd> out;
+        const int32_t s = execute(h, response, out);
+        const hw::ResponseHeader rh{h.sequence, s};
+        std::memcpy(response.data(), &rh, sizeof(rh));
+        std::vector<int> raw;
+        for (const auto &fd : out)
+            raw.push_back(fd.get());
+        const size_t bytes = std::max(response_bytes_of(h.opcode), sizeof(hw::ResponseHeader));
+        if (!respond(std::span(response).first(bytes), raw)) {
+            log().warn("pid {}: response not taken ({}), closing", peer_pid_, std::strerror(errno));
+            return false;
+        }
+        return true;
+    }
+
+    std::span<const std::byte> request() const {
+        return std::span(buffer_).first(header().request_bytes);
+    }
+
+    int32_t execute(const hw::CommandHeader &h, std::span<std::byte> response,
+                    std::vector<UniqueFd> &out) {
+        if (truncated_) return status::kInvalidParameter;  // fds were dropped
+        if (h.opcode == kDaemonStatus) return daemon_status(response);
+        if (h.opcode == hw::CommandOpcode::kAttach &&
+            h.request_bytes == sizeof(hw::AttachRequest)) {
+            return attach(response, out);
+        }
+        if (!adapter_) return status::kInvalidParameter;  // no context yet
+        int32_t s;
+        if (h.opcode == hw::CommandOpcode::kRegisterMr &&
+            h.request_bytes == sizeof(hw::RegisterMrRequest)) {
+            s = register_mr(response);
+        } else {
+            s = adapter_->device->execute(context_, request(), response);
+        }
+        if (s == status::kSuccess && h.opcode == hw::CommandOpcode::kDetach) {
+            stop_doorbells();
+            context_ = kNoContext;
+        }
+        export_handles(h.opcode, s, response, out);
+        return s;
+    }
+
+    int32_t daemon_status(std::span<std::byte> response) {
+        if (header().request_bytes != sizeof(DaemonStatusRequest)) return status::kInvalidParameter;
+        DaemonStatusRequest rq;
+        std::memcpy(&rq, buffer_.data(), sizeof(rq));
+        DaemonStatusResponse rs{};
+        rs.daemon_pid = static_cast<uint32_t>(::getpid());
+        rs.sessions = static_cast<uint32_t>(daemon_.sessions.size());
+        rs.adapters = static_cast<uint32_t>(daemon_.adapters.size());
+        if (const Adapter *a = daemon_.find(rq.if_index)) {
+            rs.adapter_found = 1;
+            rs.adapter_contexts = static_cast<uint32_t>(a->device->context_count());
+        }
+        rs.serviced_contexts = static_cast<uint32_t>(daemon_.doorbells->contexts());
+        rs.device_sleeps = daemon_.doorbells->sleeps();
+        rs.device_wakeups = daemon_.doorbells->wakeups();
+        std::memcpy(response.data(), &rs, sizeof(rs));
+        return status::kSuccess;
+    }
+
+    int32_t attach(std::span<std::byte> response, std::vector<UniqueFd> &out) {
+        if (context_ != kNoContext) return status::kInvalidDeviceState;
+        hw::AttachRequest rq;
+        std::memcpy(&rq, buffer_.data(), sizeof(rq));
+        const Adapter *a = daemon_.find(rq.if_index);
+        if (a == nullptr) return status::kInvalidParameter;
+        if (peer_pid_ != 0) rq.process_id = peer_pid_;  // the kernel's word, not the client's
+        uint32_t ctx = kNoContext;
+        const int32_t s = a->device->execute(
+            kNoContext, std::as_bytes(std::span(&rq, 1)), response);
+        if (s == status::kSuccess) {
+            hw::AttachResponse rs;
+            std::memcpy(&rs, response.data(), sizeof(rs));
+            ctx = rs.context_id;
+            adapter_ = a;
+            context_ = ctx;
+            if (!start_doorbells(rs.control_page.embedded_address)) {
+                detach();
+                std::memset(response.data(), 0, sizeof(rs));
+                return status::kInsufficientResources;
+            }
+            log().info("pid {}: attached to {} as ctx#{}", peer_pid_,
+                       a->device->config().alias, ctx);
+        }
+        export_handles(hw::CommandOpcode::kAttach, s, response, out);
+        return s;
+    }
+
+    bool start_doorbells(uint64_t control_address) {
+        std::string error;
+        UniqueFd fd = adapter_->allocator->export_fd(control_address);
+        std::unique_ptr<Mapping> page;
+        if (fd) page = Mapping::map(fd.get(), 0, hw::kPageBytes, error);
+        if (!page) {
+            log().error("ctx#{}: cannot map its control page: {}", context_, error);
+            return false;
+        }
+        auto entry = std::make_shared<DoorbellThread::Entry>();
+        entry->device = adapter_->device;
+        entry->context = context_;
+        entry->control = std::move(page);
+        doorbell_ = entry;
+        daemon_.doorbells->add(std::move(entry));
+        return true;
+    }
+
+    void stop_doorbells() {
+        if (doorbell_) daemon_.doorbells->remove(doorbell_.get());
+        doorbell_.reset();
+    }
+
+    // The consumer's memfd: seals and size checked, the registered range mapped and
+    // staged for MemfdAllocator::map_registration.
+    int32_t register_mr(std::span<std::byte> response) {
+        hw::RegisterMrRequest rq;
+        std::memcpy(&rq, buffer_.data(), sizeof(rq));
+        const auto &m = rq.memory;
+        if (m.fd_index == hw::kNoFd || m.fd_index >= fds_.size()) {
+            return status::kInvalidParameter;
+        }
+        const uint64_t max = adapter_->device->limits().max_registration_bytes;
+        if (rq.length == 0 || rq.length > max || m.bytes < rq.length ||
+            m.offset > (uint64_t{1} << 62)) {
+            return status::kInvalidParameter;
+        }
+        const uint64_t first = m.offset & ~uint64_t{hw::kPageBytes - 1};
+        const uint64_t end = round_up(m.offset + rq.length, hw::kPageBytes);
+        std::string error;
+        const int fd = fds_[m.fd_index].get();
+        std::unique_ptr<Mapping> mapping;
+        if (require_seals(fd, kRequiredSeals, end, error)) {
+            mapping = Mapping::map(fd, first, end - first, error);
+        }
+        if (!mapping) {
+            log().warn("pid {}: register mr#{}: {}", peer_pid_, rq.mpt_index, error);
+            return status::kInvalidParameter;
+        }
+        const uint64_t address = reinterpret_cast<uint64_t>(mapping->data()) + (m.offset - first);
+        adapter_->allocator->stage_registration(address, std::move(mapping));
+        rq.memory.embedded_address = address;
+        const int32_t s =
+            adapter_->device->execute(context_, std::as_bytes(std::span(&rq, 1)), response);
+        adapter_->allocator->unstage_registration(address);
+        return s;
+    }
+
+    // Replaces the daemon addresses in the response's MemoryHandles by fds.
+    void export_handles(hw::CommandOpcode op, int32_t s, std::span<std::byte> response,
+                        std::vector<UniqueFd> &out) {
+        for (size_t offset : response_handles_of(op)) {
+            hw::MemoryHandle h;
+            std::memcpy(&h, response.data() + offset, sizeof(h));
+            const uint64_t address = h.embedded_address;
+            h.embedded_address = 0;
+            h.fd_index = hw::kNoFd;
+            if (s == status::kSuccess && address != 0) {
+                if (UniqueFd fd = adapter_->allocator->export_fd(address)) {
+                    h.fd_index = static_cast<uint32_t>(out.size());
+                    h.offset = 0;
+                    out.push_back(std::move(fd));
+                }
+            }
+            std::memcpy(response.data() + offset, &h, sizeof(h));
+        }
+    }
+
+    void detach() {
+        stop_doorbells();
+        if (adapter_ && context_ != kNoContext) {
+            hw::ObjectRequest rq{};
+            rq.header = {hw::CommandOpcode::kDetach, sizeof(rq), 0};
+            std::array<std::byte, sizeof(hw::ObjectResponse)> rs{};
+            adapter_->device->execute(context_, std::as_bytes(std::span(&rq, 1)), rs);
+            log().info("pid {}: ctx#{} detached", peer_pid_, context_);
+        }
+        context_ = kNoContext;
+    }
+
+    Daemon::Impl &daemon_;
+    Local::socket socket_;
+    uint32_t peer_pid_ = 0;
+    bool closed_ = false;
+    // Current request.
+    std::array<std::byte, kMaxRequestBytes> buffer_{};
+    size_t got_ = 0;
+    std::vector<UniqueFd> fds_;
+    bool truncated_ = false;
+    // Attached context.
+    const Adapter *adapter_ = nullptr;
+    uint32_t context_ = kNoContext;
+    std::shared_ptr<DoorbellThread::Entry> doorbell_;
+};
+
+void Daemon::Impl::accept() {
+    acceptor.async_accept([this](const boost::system::error_code &ec, Local::socket socket) {
+        if (ec) {
+            if (ec == asio::error::operation_aborted || stopped) return;
+            log().warn("accept: {}", ec.message());
+        } else {
+            auto session = std::make_shared<Session>(*this, std::move(socket));
+            sessions.insert(session);
+            session->start();
+        }
+        accept();
+    });
+}
+
+void Daemon::Impl::shutdown() {
+    if (stopped) return;
+    stopped = true;
+    boost::system::error_code ignored;
+    acceptor.close(ignored);
+    signals.cancel(ignored);
+    auto all = sessions;
+    for (auto &s : all)
+        s->close();
+    io.stop();
+}
+
+Daemon::Daemon(DaemonOptions options) : impl_(std::make_unique<Impl>()) {
+    auto &d = *impl_;
+    d.options = std::move(options);
+    if (d.options.socket_path.empty()) d.options.socket_path = default_socket_path();
+    if (d.options.adapters.empty()) d.options.adapters = default_adapter_config();
+    const std::string &path = d.options.socket_path;
+    if (path.size() >= sizeof(sockaddr_un::sun_path)) {
+        throw std::runtime_error("socket path too long: " + path);
+    }
+    for (auto &config : d.options.adapters) {
+        auto allocator = std::make_unique<MemfdAllocator>();
+        MemfdAllocator *raw = allocator.get();
+        auto device =
+            std::make_shared<Device>(config, Fabric::process_fabric(), std::move(allocator));
+        d.adapters.push_back(Adapter{std::move(device), raw});
+    }
+    d.doorbells = std::make_unique<DoorbellThread>(d.options.spin);
+
+    if (socket_is_live(path)) throw std::runtime_error("a daemon is already listening on " + path);
+    ::unlink(path.c_str());  // a stale socket file of a daemon that died
+    boost::system::error_code ec;
+    d.acceptor.open(Local(), ec);
+    if (!ec) d.acceptor.bind(Local::endpoint(path), ec);
+    if (ec) throw std::runtime_error("cannot bind " + path + ": " + ec.message());
+    d.bound = true;
+    ::chmod(path.c_str(), 0600);  // this user's processes only
+    d.acceptor.listen(asio::socket_base::max_listen_connections, ec);
+    if (ec) throw std::runtime_error("cannot listen on " + path + ": " + ec.message());
+    if (d.options.handle_signals) {
+        d.signals.add(SIGINT);
+        d.signals.add(SIGTERM);
+        d.signals.async_wait([&d](const boost::system::error_code &e, int signal) {
+            if (e) return;
+            log().info("signal {}: shutting down", signal);
+            d.shutdown();
+        });
+    }
+    d.accept();
+    for (const auto &a : d.adapters) {
+        log().info("adapter {} (if_index {}) ready", a.device->config().alias,
+                   a.device->config().if_index);
+    }
+    log().info("listening on {}", path);
+}
+
+Daemon::~Daemon() {
+    auto &d = *impl_;
+    d.shutdown();
+    d.sessions.clear();
+    d.doorbells.reset();
+    if (d.bound) ::unlink(d.options.socket_path.c_str());
+}
+
+void Daemon::run() {
+    impl_->io.run();
+}
+
+void Daemon::stop() {
+    asio::post(impl_->io, [this] { impl_->shutdown(); });
+}
+
+const std::string &Daemon::socket_path() const {
+    return impl_->options.socket_path;
+}
+
+}  // namespace softndk::emu::daemon
