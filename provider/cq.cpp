@@ -1,0 +1,254 @@
+#include <array>
+#include <type_traits>
+#include <utility>
+
+#include "provider.hpp"
+#include "stubs.hpp"
+
+namespace softndk::provider {
+
+// docs/prm.md section 4, "Completion statuses".
+NTSTATUS syndrome_status(hw::Syndrome s) {
+    using S = hw::Syndrome;
+    static constexpr std::pair<S, NTSTATUS> kMap[] = {
+        {S::kSuccess, STATUS_SUCCESS},
+        {S::kLocalLength, STATUS_DATA_OVERRUN},
+        {S::kLocalQpOperation, STATUS_INTERNAL_ERROR},
+        {S::kLocalProtection, STATUS_ACCESS_VIOLATION},
+        {S::kWorkRequestFlushed, STATUS_CANCELLED},
+        {S::kMemoryWindowBind, STATUS_ACCESS_VIOLATION},
+        {S::kBadResponse, STATUS_INTERNAL_ERROR},
+        {S::kLocalAccess, STATUS_ACCESS_VIOLATION},
+        {S::kRemoteInvalidRequest, STATUS_INVALID_DEVICE_REQUEST},
+        {S::kRemoteAccess, STATUS_REMOTE_RESOURCES},
+        {S::kRemoteOperation, STATUS_REMOTE_RESOURCES},
+        {S::kTransportRetryExceeded, STATUS_IO_TIMEOUT},
+        {S::kRnrRetryExceeded, STATUS_IO_TIMEOUT},
+        {S::kRemoteAborted, STATUS_CONNECTION_ABORTED},
+        {S::kReceiveOverflow, STATUS_BUFFER_OVERFLOW},
+    };
+    for (const auto &[syndrome, status] : kMap)
+        if (syndrome == s) return status;
+    return STATUS_INTERNAL_ERROR;
+}
+
+// NDK_OPERATION_TYPE is bit-valued (ndkpi-api.md 0.1 item 1).
+NDK_OPERATION_TYPE operation_type(hw::WqeOpcode op) {
+    using O = hw::WqeOpcode;
+    static constexpr std::pair<O, NDK_OPERATION_TYPE> kMap[] = {
+        {O::kSend, NdkOperationTypeSend},
+        {O::kSendInvalidate, NdkOperationTypeSend},
+        {O::kRdmaWrite, NdkOperationTypeWrite},
+        {O::kRdmaRead, NdkOperationTypeRead},
+        {O::kLocalInvalidate, NdkOperationTypeInvalidate},
+        {O::kFastRegister, NdkOperationTypeFastRegister},
+        {O::kBindWindow, NdkOperationTypeBind},
+    };
+    for (const auto &[opcode, type] : kMap)
+        if (opcode == op) return type;
+    return NdkOperationTypeSend;
+}
+
+Cq::Cq(Adapter *a, uint32_t number, NDK_FN_CQ_NOTIFICATION_CALLBACK cb, void *ctx, void *memory,
+       size_t bytes, CqConsumer ring, hw::CqDoorbell *doorbell)
+    : Object(a, fmt::format("{} cq#{}", a->name(), number)),
+      number_(number),
+      callback_(cb),
+      callback_context_(ctx),
+      memory_(memory),
+      memory_bytes_(bytes),
+      ring_(ring),
+      doorbell_(doorbell) {
+    publish(*static_cast<Embedded<NDK_CQ> *>(this), kType, a->version(), &kCqDispatch);
+    depend_on(a);
+}
+
+NTSTATUS create_cq(Adapter *a, ULONG depth, NDK_FN_CQ_NOTIFICATION_CALLBACK cb, void *ctx,
+                   Cq **out) {
+    hw::CreateCqRequest request{};
+    request.depth = depth;
+    hw::CreateCqResponse response{};
+    NTSTATUS status = a->execute(hw::CommandOpcode::kCreateCq, request, response);
+    if (!NT_SUCCESS(status)) return status;
+    void *memory = a->map(response.memory);
+    std::optional<CqConsumer> ring;
+    if (memory != nullptr) ring = CqConsumer::attach(memory, response.layout);
+    if (!ring || response.layout.doorbell_offset + sizeof(hw::CqDoorbell) > response.layout.bytes) {
+        log().error("{}: cq#{}: bad queue layout", a->name(), response.cq);
+        if (memory != nullptr) a->unmap(memory, response.memory.bytes);
+        a->execute_object(hw::CommandOpcode::kDestroyCq, response.cq);
+        return STATUS_INSUFFICIENT_RESOURCES;
+    }
+    auto *doorbell = reinterpret_cast<hw::CqDoorbell *>(static_cast<std::byte *>(memory) +
+                                                        response.layout.doorbell_offset);
+    auto *cq = new Cq(a, response.cq, cb, ctx, memory, response.memory.bytes, *ring, doorbell);
+    {
+        std::lock_guard lock(a->route_mutex);
+        a->cqs[cq->number()] = cq;
+    }
+    log().debug("{}: created, depth {} ({} entries)", cq->name(), depth, ring->entries());
+    *out = cq;
+    return STATUS_SUCCESS;
+}
+
+void Cq::on_close() {
+    adapter()->unroute(adapter()->cqs, number_, this);
+}
+
+void Cq::on_final() {
+    adapter()->execute_object(hw::CommandOpcode::kDestroyCq, number_);
+    adapter()->unmap(memory_, memory_bytes_);
+}
+
+void Cq::bind_qp(uint32_t qp_number, Qp *qp) {
+    std::lock_guard lock(poll_mutex_);
+    qps_[qp_number] = qp;
+}
+
+void Cq::unbind_qp(uint32_t qp_number) {
+    std::lock_guard lock(poll_mutex_);
+    qps_.erase(qp_number);
+}
+
+void Cq::arm(ULONG type) {
+    if (type > NDK_CQ_NOTIFY_SOLICITED) {
+        log().error("{}: NdkArmCq with unknown type {}", name(), type);
+        return;
+    }
+    // Re-arming before the previous arm fired merges (ndkpi-api.md 7.3):
+    // ANY wins, then SOLICITED, then ERRORS.
+    int merged = static_cast<int>(type);
+    const int previous = armed_.load(std::memory_order_acquire);
+    if (previous == NDK_CQ_NOTIFY_ANY || merged == NDK_CQ_NOTIFY_ANY)
+        merged = NDK_CQ_NOTIFY_ANY;
+    else if (previous == NDK_CQ_NOTIFY_SOLICITED || merged == NDK_CQ_NOTIFY_SOLICITED)
+        merged = NDK_CQ_NOTIFY_SOLICITED;
+    armed_.store(merged, std::memory_order_release);
+    std::atomic_ref(doorbell_->arm_type.value)
+        .store(static_cast<uint32_t>(merged), std::memory_order_relaxed);
+    std::atomic_ref(doorbell_->arm_sequence.value)
+        .store(++arm_sequence_, std::memory_order_release);
+    adapter()->ring(Adapter::Bell::kArm, number_);
+}
+
+void Cq::notify(NTSTATUS status) {
+    armed_.store(-1, std::memory_order_release);
+    if (closing()) return;
+    callback_(callback_context_, status);
+}
+
+template <class Result>
+ULONG Cq::poll(Result *results, ULONG n) {
+    std::lock_guard lock(poll_mutex_);
+    ULONG got = 0;
+    bool took = false;
+    hw::Cqe cqe;
+    while (got < n && ring_.take(cqe)) {
+        took = true;
+        const auto opcode = static_cast<hw::CqeOpcode>(cqe.op_own >> 4);
+        const auto qp_it = qps_.find(cqe.qp_number);
+        if (qp_it == qps_.end()) {
+            log().debug("{}: CQE for unknown qp#{} dropped", name(), cqe.qp_number);
+            continue;
+        }
+        Qp *qp = qp_it->second;
+        void *request_context = nullptr;
+        NDK_OPERATION_TYPE type;
+        if (opcode == hw::CqeOpcode::kRequester || opcode == hw::CqeOpcode::kRequesterError) {
+            hw::WqeOpcode op;
+            if (!qp->retire_send(cqe.wqe_counter, &request_context, &op)) continue;
+            type = operation_type(op);
+        } else if (opcode == hw::CqeOpcode::kResponderSend ||
+                   opcode == hw::CqeOpcode::kResponderSendInvalidate ||
+                   opcode == hw::CqeOpcode::kResponderError) {
+            if ((cqe.flags & hw::kCqeSrq) != 0 ||
+                !qp->retire_receive(cqe.wqe_counter, &request_context))
+                continue;
+            type = opcode == hw::CqeOpcode::kResponderSendInvalidate
+                       ? NdkOperationTypeReceiveAndInvalidate
+                       : NdkOperationTypeReceive;
+        } else {
+            log().warn("{}: CQE with opcode {:#x} dropped", name(), cqe.op_own >> 4);
+            continue;
+        }
+        Result &r = results[got++];
+        r.Status = syndrome_status(cqe.syndrome);
+        r.BytesTransferred = cqe.byte_count;
+        r.QPContext = qp->context();
+        r.RequestContext = request_context;
+        if constexpr (std::is_same_v<Result, NDK_RESULT_EX>) {
+            r.Type = type;
+            r.ProviderErrorCode = cqe.syndrome == hw::Syndrome::kSuccess ? 0
+                                  : cqe.vendor_syndrome != 0             ? cqe.vendor_syndrome
+                                                             : static_cast<ULONG>(cqe.syndrome);
+            r.TypeSpecificCompletionOutput =
+                type == NdkOperationTypeReceiveAndInvalidate ? cqe.invalidated_token : 0;
+        }
+        if (cqe.syndrome != hw::Syndrome::kSuccess)
+            log().debug("{}: qp#{} completion {:#x} syndrome {:#x} vendor {:#x}", name(),
+                        cqe.qp_number, static_cast<uint32_t>(r.Status),
+                        static_cast<unsigned>(cqe.syndrome), cqe.vendor_syndrome);
+    }
+    if (took) ring_.publish_consumer();
+    return got;
+}
+
+namespace {
+
+NTSTATUS close_cq(NDK_OBJECT_HEADER *h, NDK_FN_CLOSE_COMPLETION cb, PVOID ctx) {
+    Cq *cq = from_header<Cq>(h);
+    if (cq == nullptr) return STATUS_INVALID_PARAMETER;
+    return cq->close(cb, ctx);
+}
+
+NTSTATUS cq_query_extension(NDK_OBJECT_HEADER *h, GUID *id, NDK_VERSION v,
+                            NDK_EXTENSION_INTERFACE *out) {
+    if (from_header<Cq>(h) == nullptr) return STATUS_INVALID_PARAMETER;
+    return query_extension(h, id, v, out);
+}
+
+void arm_cq(NDK_CQ *pCq, ULONG Type) {
+    Cq *cq = from_ndk<Cq>(pCq);
+    if (cq == nullptr) {
+        log().error("NdkArmCq: not a CQ");
+        return;
+    }
+    cq->arm(Type);
+}
+
+template <class Result>
+ULONG get_results(NDK_CQ *pCq, Result *results, ULONG n) {
+    Cq *cq = from_ndk<Cq>(pCq);
+    if (cq == nullptr || (results == nullptr && n != 0)) {
+        log().error("NdkGetCqResults: bad arguments");
+        return 0;
+    }
+    return cq->poll(results, n);
+}
+
+ULONG get_cq_results(NDK_CQ *pCq, NDK_RESULT Results[], ULONG n) {
+    return get_results(pCq, Results, n);
+}
+
+ULONG get_cq_results_ex(NDK_CQ *pCq, NDK_RESULT_EX Results[], ULONG n) {
+    return get_results(pCq, Results, n);
+}
+
+}  // namespace
+
+const NDK_CQ_DISPATCH kCqDispatch = {
+    .NdkCloseCq = close_cq,
+    .NdkQueryExtension = cq_query_extension,
+    .NdkResizeCq = not_built<"NDK_CQ_DISPATCH", "NdkResizeCq", NDK_FN_RESIZE_CQ>,
+    .NdkArmCq = arm_cq,
+    .NdkGetCqResults = get_cq_results,
+    // STATUS_NOT_SUPPORTED is the mandatory answer while the adapter does not
+    // advertise NDK_ADAPTER_FLAG_CQ_INTERRUPT_MODERATION_SUPPORTED (adapter.cpp
+    // clears it).
+    .NdkControlCqInterruptModeration =
+        not_built<"NDK_CQ_DISPATCH", "NdkControlCqInterruptModeration",
+                  NDK_FN_CONTROL_CQ_INTERRUPT_MODERATION>,
+    .NdkGetCqResultsEx = get_cq_results_ex,
+};
+
+}  // namespace softndk::provider

@@ -1,0 +1,118 @@
+// The adapter's event thread: reads the context's event queue and runs the
+// deferred work (consumer callbacks and finalizations). See provider.hpp.
+#include "provider.hpp"
+
+namespace softndk::provider {
+
+void Adapter::defer(std::function<void()> work) {
+    {
+        std::lock_guard lock(work_mutex_);
+        work_.push_back(std::move(work));
+    }
+    work_pending_.store(true, std::memory_order_release);
+    wake_event_thread();
+}
+
+void Adapter::wake_event_thread() {
+    if (control_ != nullptr && claim_sleeper(control_->wake.host_sleeping))
+        futex_wake(control_->wake.host_sleeping.value);
+}
+
+bool Adapter::run_work() {
+    std::deque<std::function<void()>> batch;
+    {
+        std::lock_guard lock(work_mutex_);
+        work_pending_.store(false, std::memory_order_relaxed);
+        batch.swap(work_);
+    }
+    for (auto &w : batch)
+        w();
+    return !batch.empty();
+}
+
+bool Adapter::poll_events() {
+    int n = 0;
+    for (; n < 64; ++n) {
+        hw::Eqe eqe;
+        if (peeked_) {
+            eqe = *peeked_;
+            peeked_.reset();
+        } else if (!eq_->take(eqe)) {
+            break;
+        }
+        dispatch(eqe);
+    }
+    if (n != 0) eq_->publish_consumer();
+    return n != 0;
+}
+
+void Adapter::event_loop() {
+    Sleeper sleeper(control_->wake.host_sleeping);
+    auto has_work = [this] {
+        if (stop_.load(std::memory_order_acquire) || work_pending_.load(std::memory_order_acquire))
+            return true;
+        if (!peeked_) {
+            hw::Eqe eqe;
+            if (eq_->take(eqe)) peeked_ = eqe;
+        }
+        return peeked_.has_value();
+    };
+    for (;;) {
+        bool did = run_work();
+        did = poll_events() || did;
+        if (stop_.load(std::memory_order_acquire)) {
+            if (!did) break;
+            continue;
+        }
+        if (!did) sleeper.wait(has_work, std::chrono::milliseconds(200));
+    }
+}
+
+void Adapter::dispatch(const hw::Eqe &eqe) {
+    const auto type = static_cast<hw::EqeType>(eqe.type);
+    log().trace("{}: EQE type {:#x} object {} status {:#x}", name(), eqe.type, eqe.object,
+                static_cast<uint32_t>(eqe.status));
+    switch (type) {
+        case hw::EqeType::kCompletion:
+        case hw::EqeType::kCqError:
+            if (Cq *cq = find_hold(cqs, eqe.object)) {
+                cq->notify(type == hw::EqeType::kCompletion ? STATUS_SUCCESS : eqe.status);
+                cq->release();
+            }
+            return;
+        case hw::EqeType::kQpFatal:
+            log().warn("{}: qp#{} failed (syndrome {:#x})", name(), eqe.object,
+                       static_cast<uint32_t>(eqe.status));
+            return;
+        case hw::EqeType::kSrqLimit:
+            return;
+        case hw::EqeType::kConnectRequest:
+            if (Listener *l = find_hold(listeners, eqe.object)) {
+                l->connect_request(static_cast<uint32_t>(eqe.data0));
+                l->release();
+            } else {
+                // The listener is gone: refuse, as if nobody listened.
+                hw::AcceptRequest reject{};
+                reject.connection = static_cast<uint32_t>(eqe.data0);
+                hw::ObjectResponse response{};
+                execute(hw::CommandOpcode::kReject, reject, response);
+            }
+            return;
+        case hw::EqeType::kConnectReply:
+        case hw::EqeType::kEstablished:
+        case hw::EqeType::kDisconnected:
+        case hw::EqeType::kDisconnectDone:
+        case hw::EqeType::kConnectAborted:
+            if (Connector *c = find_hold(connections, eqe.object)) {
+                c->on_event(eqe);
+                c->release();
+            } else {
+                log().debug("{}: event {:#x} for unknown connection {}", name(), eqe.type,
+                            eqe.object);
+            }
+            return;
+    }
+    log().warn("{}: unknown EQE type {:#x}", name(), eqe.type);
+}
+
+}  // namespace softndk::provider

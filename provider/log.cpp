@@ -1,0 +1,34 @@
+#include "log.hpp"
+
+#include <spdlog/sinks/stdout_color_sinks.h>
+
+#include <cstdlib>
+#include <mutex>
+#include <set>
+#include <string>
+
+namespace softndk::provider {
+
+spdlog::logger &log() {
+    static const std::shared_ptr<spdlog::logger> logger = [] {
+        auto existing = spdlog::get("provider");
+        if (existing) return existing;
+        auto l = spdlog::stderr_color_mt("provider");
+        const char *env = std::getenv("SOFTNDK_LOG_LEVEL");
+        l->set_level(env != nullptr ? spdlog::level::from_str(env) : spdlog::level::warn);
+        return l;
+    }();
+    return *logger;
+}
+
+void log_once(const char *what) {
+    static std::mutex mutex;
+    static std::set<const char *> seen;
+    {
+        std::lock_guard lock(mutex);
+        if (!seen.insert(what).second) return;
+    }
+    log().warn("{} is not implemented yet (returns STATUS_NOT_SUPPORTED or does nothing)", what);
+}
+
+}  // namespace softndk::provider

@@ -1,0 +1,50 @@
+#include "provider.hpp"
+#include "stubs.hpp"
+
+namespace softndk::provider {
+
+Mw::Mw(Adapter *a, Pd *pd, uint32_t index, uint32_t token)
+    : Object(a, fmt::format("{} mw#{:#x}", a->name(), token)), index_(index), token_(token) {
+    publish(*static_cast<Embedded<NDK_MW> *>(this), kType, a->version(), &kMwDispatch);
+    depend_on(pd);
+}
+
+NTSTATUS create_mw(Pd *pd, Mw **out) {
+    hw::ObjectResponse response{};
+    // Type-2 windows (bound by a WQE, tied to a QP), as NdkBind needs.
+    const NTSTATUS status =
+        pd->adapter()->execute_object(hw::CommandOpcode::kAllocMw, pd->number(), 2, &response);
+    if (!NT_SUCCESS(status)) return status;
+    *out = new Mw(pd->adapter(), pd, response.object, response.token);
+    return STATUS_SUCCESS;
+}
+
+void Mw::on_final() {
+    adapter()->execute_object(hw::CommandOpcode::kFreeMw, index_);
+}
+
+namespace {
+
+NTSTATUS close_mw(NDK_OBJECT_HEADER *h, NDK_FN_CLOSE_COMPLETION cb, PVOID ctx) {
+    Mw *mw = from_header<Mw>(h);
+    if (mw == nullptr) return STATUS_INVALID_PARAMETER;
+    return mw->close(cb, ctx);
+}
+
+NTSTATUS mw_query_extension(NDK_OBJECT_HEADER *h, GUID *id, NDK_VERSION v,
+                            NDK_EXTENSION_INTERFACE *out) {
+    if (from_header<Mw>(h) == nullptr) return STATUS_INVALID_PARAMETER;
+    return query_extension(h, id, v, out);
+}
+
+}  // namespace
+
+const NDK_MW_DISPATCH kMwDispatch = {
+    .NdkCloseMw = close_mw,
+    .NdkQueryExtension = mw_query_extension,
+    // Valid once NdkBind returned, and NdkBind is not built yet.
+    .NdkGetRemoteTokenFromMw =
+        not_built<"NDK_MW_DISPATCH", "NdkGetRemoteTokenFromMw", NDK_FN_GET_REMOTE_TOKEN_FROM_MW>,
+};
+
+}  // namespace softndk::provider

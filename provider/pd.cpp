@@ -1,0 +1,105 @@
+#include "provider.hpp"
+#include "stubs.hpp"
+
+namespace softndk::provider {
+
+Pd::Pd(Adapter *a, uint32_t number)
+    : Object(a, fmt::format("{} pd#{}", a->name(), number)), number_(number) {
+    publish(*static_cast<Embedded<NDK_PD> *>(this), kType, a->version(), &kPdDispatch);
+    depend_on(a);
+}
+
+void Pd::on_final() {
+    adapter()->execute_object(hw::CommandOpcode::kDestroyPd, number_);
+}
+
+NTSTATUS create_pd(Adapter *a, Pd **out) {
+    hw::ObjectResponse response{};
+    const NTSTATUS status = a->execute_object(hw::CommandOpcode::kCreatePd, 0, 0, &response);
+    if (!NT_SUCCESS(status)) return status;
+    *out = new Pd(a, response.object);
+    return STATUS_SUCCESS;
+}
+
+namespace {
+
+NTSTATUS close_pd(NDK_OBJECT_HEADER *h, NDK_FN_CLOSE_COMPLETION cb, PVOID ctx) {
+    Pd *pd = from_header<Pd>(h);
+    if (pd == nullptr) return STATUS_INVALID_PARAMETER;
+    return pd->close(cb, ctx);
+}
+
+NTSTATUS pd_query_extension(NDK_OBJECT_HEADER *h, GUID *id, NDK_VERSION v,
+                            NDK_EXTENSION_INTERFACE *out) {
+    if (from_header<Pd>(h) == nullptr) return STATUS_INVALID_PARAMETER;
+    return query_extension(h, id, v, out);
+}
+
+NTSTATUS create_mr_slot(NDK_PD *pPd, BOOLEAN FastRegister, NDK_FN_CREATE_COMPLETION cb, PVOID,
+                        NDK_MR **ppNdkMr) {
+    Pd *pd = from_ndk<Pd>(pPd);
+    if (pd == nullptr || cb == nullptr || ppNdkMr == nullptr) return STATUS_INVALID_PARAMETER;
+    if (pd->closing()) return STATUS_INVALID_DEVICE_STATE;
+    Mr *mr = nullptr;
+    const NTSTATUS status = create_mr(pd, FastRegister != FALSE, &mr);
+    if (NT_SUCCESS(status)) *ppNdkMr = &mr->ndk;
+    return status;
+}
+
+NTSTATUS create_mw_slot(NDK_PD *pPd, NDK_FN_CREATE_COMPLETION cb, PVOID, NDK_MW **ppNdkMw) {
+    Pd *pd = from_ndk<Pd>(pPd);
+    if (pd == nullptr || cb == nullptr || ppNdkMw == nullptr) return STATUS_INVALID_PARAMETER;
+    if (pd->closing()) return STATUS_INVALID_DEVICE_STATE;
+    Mw *mw = nullptr;
+    const NTSTATUS status = create_mw(pd, &mw);
+    if (NT_SUCCESS(status)) *ppNdkMw = &mw->ndk;
+    return status;
+}
+
+NTSTATUS create_qp_slot(NDK_PD *pPd, NDK_CQ *pReceiveCq, NDK_CQ *pInitiatorCq, PVOID QPContext,
+                        ULONG ReceiveQueueDepth, ULONG InitiatorQueueDepth,
+                        ULONG MaxReceiveRequestSge, ULONG MaxInitiatorRequestSge,
+                        ULONG InlineDataSize, NDK_FN_CREATE_COMPLETION cb, PVOID,
+                        NDK_QP **ppNdkQp) {
+    Pd *pd = from_ndk<Pd>(pPd);
+    Cq *rcq = from_ndk<Cq>(pReceiveCq);
+    Cq *icq = from_ndk<Cq>(pInitiatorCq);
+    if (pd == nullptr || rcq == nullptr || icq == nullptr || cb == nullptr || ppNdkQp == nullptr)
+        return STATUS_INVALID_PARAMETER;
+    Adapter *a = pd->adapter();
+    if (rcq->adapter() != a || icq->adapter() != a) return STATUS_INVALID_PARAMETER;
+    if (pd->closing() || rcq->closing() || icq->closing()) return STATUS_INVALID_DEVICE_STATE;
+    const NDK_ADAPTER_INFO &info = a->info();
+    if (ReceiveQueueDepth > info.MaxReceiveQueueDepth ||
+        InitiatorQueueDepth > info.MaxInitiatorQueueDepth || InitiatorQueueDepth == 0 ||
+        MaxReceiveRequestSge > info.MaxReceiveRequestSge ||
+        MaxInitiatorRequestSge > info.MaxInitiatorRequestSge ||
+        InlineDataSize > info.MaxInlineDataSize)
+        return STATUS_INVALID_PARAMETER;
+    Qp *qp = nullptr;
+    const NTSTATUS status =
+        create_qp(pd, rcq, icq, QPContext,
+                  QpLimits{ReceiveQueueDepth, InitiatorQueueDepth, MaxReceiveRequestSge,
+                           MaxInitiatorRequestSge, InlineDataSize},
+                  &qp);
+    if (NT_SUCCESS(status)) *ppNdkQp = &qp->ndk;
+    return status;
+}
+
+}  // namespace
+
+const NDK_PD_DISPATCH kPdDispatch = {
+    .NdkClosePd = close_pd,
+    .NdkQueryExtension = pd_query_extension,
+    .NdkCreateMr = create_mr_slot,
+    .NdkCreateMw = create_mw_slot,
+    .NdkCreateSrq = not_built<"NDK_PD_DISPATCH", "NdkCreateSrq", NDK_FN_CREATE_SRQ>,
+    .NdkCreateQp = create_qp_slot,
+    .NdkCreateQpWithSrq =
+        not_built<"NDK_PD_DISPATCH", "NdkCreateQpWithSrq", NDK_FN_CREATE_QP_WITH_SRQ>,
+    .NdkGetPrivilegedMemoryRegionToken =
+        not_built<"NDK_PD_DISPATCH", "NdkGetPrivilegedMemoryRegionToken",
+                  NDK_FN_GET_PRIVILEGED_MEMORY_REGION_TOKEN>,
+};
+
+}  // namespace softndk::provider

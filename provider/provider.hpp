@@ -1,0 +1,482 @@
+// provider.hpp - the provider's objects and how they reach the device.
+//
+// One adapter = one device context (kAttach): its control page (doorbell
+// bitmaps, wake words), its event queue and one event thread. Every other
+// object is a device object of that context (PD, CQ, QP, MPT entry,
+// listener, connection) plus the provider-side state the device must not
+// hold: consumer contexts, callbacks, shadow arrays of RequestContexts.
+//
+// Threads:
+//   - consumer threads call dispatch slots. Posts to one queue are serialised
+//     by the consumer (ndkpi-api.md 7.2), CQ polls and arms too (7.3); nothing
+//     else is, so everything shared is atomic or under a named mutex;
+//   - the adapter's event thread reads the EQ and runs EVERY consumer
+//     callback other than create completions (which are always inline):
+//     CQ notifications, connect/disconnect events, request completions and
+//     close completions. One thread per adapter, so two notifications of one
+//     CQ never overlap, and no provider lock is held while consumer code runs.
+//
+// Lifetime: object.hpp.
+#pragma once
+
+#include <ndkpi.h>
+
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <unordered_map>
+#include <vector>
+
+#include "log.hpp"
+#include "object.hpp"
+#include "softndk/device_client.hpp"
+#include "softndk/hw_interface.hpp"
+#include "softndk/ring.hpp"
+#include "softndk/wake.hpp"
+
+namespace softndk::provider {
+
+// ---------------------------------------------------------------------------
+// Versions (ndkpi-api.md 1.6): per major version, the highest minor the
+// provider implements. The adapter runs at min(this, device's highest) for the
+// requested major. 2.1 is not listed: NdkCompleteConnectEx/NdkAcceptEx are not
+// built yet.
+// ---------------------------------------------------------------------------
+struct VersionSupport {
+    uint16_t major;
+    uint16_t max_minor;
+};
+inline constexpr VersionSupport kProviderVersions[] = {{1, 2}, {2, 0}};
+
+// The version the adapter runs at when a consumer asks for `requested`
+// (major + lowest acceptable minor) of a device whose highest is `device`;
+// nullopt = STATUS_NDIS_BAD_VERSION.
+std::optional<NDK_VERSION> negotiate_version(NDK_VERSION requested, NDK_VERSION device);
+
+// ---------------------------------------------------------------------------
+// Completion tables (docs/prm.md section 4)
+// ---------------------------------------------------------------------------
+NTSTATUS syndrome_status(hw::Syndrome s);
+NDK_OPERATION_TYPE operation_type(hw::WqeOpcode op);
+
+class Adapter;
+class Cq;
+class Qp;
+class Pd;
+class Listener;
+class Connector;
+
+// ---------------------------------------------------------------------------
+// Adapter
+// ---------------------------------------------------------------------------
+class Adapter : public Embedded<NDK_ADAPTER>, public Object {
+  public:
+    using Public = NDK_ADAPTER;
+    static constexpr NDK_OBJECT_TYPE kType = NdkObjectTypeAdapter;
+
+    // WskOpenNdkAdapter: attach to device `if_index`, negotiate, start the
+    // event thread. Returns the NTSTATUS for the consumer.
+    static NTSTATUS open(NDK_VERSION requested, uint32_t if_index, Adapter **out);
+    // WskCloseNdkAdapter: blocks until every child is closed and every
+    // callback has returned, then detaches and frees the adapter.
+    static void close_blocking(Adapter *adapter);
+
+    ~Adapter() override;
+
+    NDK_VERSION version() const { return version_; }
+    const hw::DeviceLimits &limits() const { return limits_; }
+    const NDK_ADAPTER_INFO &info() const { return info_; }
+    uint32_t next_id() { return next_id_.fetch_add(1, std::memory_order_relaxed); }
+
+    // Slow path: fills the header, executes, returns the NTSTATUS.
+    template <class Request, class Response>
+    NTSTATUS execute(hw::CommandOpcode op, Request &request, Response &response) {
+        request.header.opcode = op;
+        request.header.request_bytes = static_cast<uint16_t>(sizeof(Request));
+        request.header.sequence = sequence_.fetch_add(1, std::memory_order_relaxed);
+        return client_->execute(request.header, response.header, sizeof(Response));
+    }
+    NTSTATUS execute_object(hw::CommandOpcode op, uint32_t object, uint32_t reserved = 0,
+                            hw::ObjectResponse *out = nullptr);
+    void *map(const hw::MemoryHandle &handle) { return client_->map(handle); }
+    void unmap(void *address, size_t bytes) { client_->unmap(address, bytes); }
+
+    // Doorbells: set the queue's bit in the context bitmap, then ring().
+    enum class Bell { kSend, kReceive, kArm };
+    void ring(Bell bell, uint32_t queue);
+
+    // Runs `work` on the event thread (consumer callbacks, finalization).
+    void defer(std::function<void()> work);
+
+    // Event routing (object.hpp "Routing"). find_* take a hold on success.
+    std::mutex route_mutex;  // also held across kListen/kConnect + insertion
+    std::unordered_map<uint32_t, Cq *> cqs;
+    std::unordered_map<uint32_t, Listener *> listeners;
+    std::unordered_map<uint32_t, Connector *> connections;
+    template <class T>
+    T *find_hold(std::unordered_map<uint32_t, T *> &map, uint32_t id) {
+        std::lock_guard lock(route_mutex);
+        auto it = map.find(id);
+        if (it == map.end() || it->second->closing()) return nullptr;
+        it->second->hold();
+        return it->second;
+    }
+    template <class T>
+    void unroute(std::unordered_map<uint32_t, T *> &map, uint32_t id, T *object) {
+        std::lock_guard lock(route_mutex);
+        auto it = map.find(id);
+        if (it != map.end() && it->second == object) map.erase(it);
+    }
+
+  private:
+    Adapter();
+    void on_last_release() override;
+    void event_loop();
+    bool run_work();
+    bool poll_events();
+    void dispatch(const hw::Eqe &eqe);
+    void wake_event_thread();
+
+    std::unique_ptr<DeviceClient> client_;
+    NDK_VERSION version_{};
+    hw::DeviceLimits limits_{};
+    NDK_ADAPTER_INFO info_{};
+    uint32_t context_id_ = 0;
+    hw::ContextControlPage *control_ = nullptr;
+    std::optional<EqConsumer> eq_;
+    std::optional<hw::Eqe> peeked_;  // event thread only
+    std::atomic<uint32_t> sequence_{1};
+    std::atomic<uint32_t> next_id_{1};
+
+    std::thread event_thread_;
+    std::atomic<bool> stop_{false};
+    std::mutex work_mutex_;
+    std::deque<std::function<void()>> work_;
+    std::atomic<bool> work_pending_{false};
+
+    std::mutex drained_mutex_;
+    std::condition_variable drained_cv_;
+    bool drained_ = false;
+};
+
+// ---------------------------------------------------------------------------
+// PD
+// ---------------------------------------------------------------------------
+class Pd : public Embedded<NDK_PD>, public Object {
+  public:
+    using Public = NDK_PD;
+    static constexpr NDK_OBJECT_TYPE kType = NdkObjectTypePd;
+    Pd(Adapter *a, uint32_t number);
+    uint32_t number() const { return number_; }
+
+  protected:
+    void on_final() override;
+
+  private:
+    uint32_t number_;
+};
+
+// ---------------------------------------------------------------------------
+// CQ
+// ---------------------------------------------------------------------------
+class Cq : public Embedded<NDK_CQ>, public Object {
+  public:
+    using Public = NDK_CQ;
+    static constexpr NDK_OBJECT_TYPE kType = NdkObjectTypeCq;
+
+    // `ring` and `doorbell` live in `memory` (the kCreateCq allocation).
+    Cq(Adapter *a, uint32_t number, NDK_FN_CQ_NOTIFICATION_CALLBACK cb, void *ctx, void *memory,
+       size_t bytes, CqConsumer ring, hw::CqDoorbell *doorbell);
+    uint32_t number() const { return number_; }
+
+    // QPs whose completions land here (poll looks them up by number).
+    void bind_qp(uint32_t qp_number, Qp *qp);
+    void unbind_qp(uint32_t qp_number);
+
+    void arm(ULONG type);
+    template <class Result>
+    ULONG poll(Result *results, ULONG n);
+
+    // Event thread: the device satisfied an arm (status SUCCESS) or reports a
+    // CQ error (STATUS_BUFFER_OVERFLOW / STATUS_INTERNAL_ERROR).
+    void notify(NTSTATUS status);
+
+  protected:
+    void on_close() override;
+    void on_final() override;
+
+  private:
+    uint32_t number_;
+    NDK_FN_CQ_NOTIFICATION_CALLBACK callback_;
+    void *callback_context_;
+    void *memory_;
+    size_t memory_bytes_;
+    CqConsumer ring_;
+    hw::CqDoorbell *doorbell_;
+    std::mutex poll_mutex_;  // serialises poll with bind/unbind of QPs
+    std::unordered_map<uint32_t, Qp *> qps_;
+    // Arm merging (ndkpi-api.md 7.3): -1 = not armed.
+    std::atomic<int> armed_{-1};
+    uint32_t arm_sequence_ = 0;
+};
+
+// ---------------------------------------------------------------------------
+// QP
+// ---------------------------------------------------------------------------
+struct QpLimits {
+    uint32_t receive_depth;
+    uint32_t initiator_depth;
+    uint32_t receive_sge;
+    uint32_t initiator_sge;
+    uint32_t inline_bytes;
+};
+
+class Qp : public Embedded<NDK_QP>, public Object {
+  public:
+    using Public = NDK_QP;
+    static constexpr NDK_OBJECT_TYPE kType = NdkObjectTypeQp;
+
+    // `sq`/`rq` live in `memory` (the kCreateQp allocation); no RQ if the
+    // QP was created with receive depth 0.
+    Qp(Adapter *a, Pd *pd, Cq *receive_cq, Cq *initiator_cq, void *context, QpLimits limits,
+       uint32_t number, void *memory, size_t bytes, SqProducer sq, std::optional<RqProducer> rq);
+    uint32_t number() const { return number_; }
+    void *context() const { return context_; }
+
+    // Posting (qp.cpp). Arguments are already validated for NULL/flags.
+    NTSTATUS post_send(hw::WqeOpcode op, void *request_context, const NDK_SGE *sgl, ULONG n,
+                       ULONG flags, uint64_t remote_address, uint32_t remote_token);
+    NTSTATUS post_receive(void *request_context, const NDK_SGE *sgl, ULONG n);
+    void flush();
+
+    // Completion side (cq.cpp, under the CQ's poll mutex). Retires the SQ WQE
+    // whose wqe_index is `counter` and every unsignaled one before it; returns
+    // false if no outstanding WQE has that index (CQE dropped).
+    bool retire_send(uint16_t counter, void **request_context, hw::WqeOpcode *op);
+    bool retire_receive(uint16_t counter, void **request_context);
+
+    std::atomic<bool> connected{false};
+    std::atomic<Connector *> connector{nullptr};
+    const QpLimits &limits() const { return limits_; }
+
+  protected:
+    void on_close() override;
+    void on_final() override;
+
+  private:
+    struct SendShadow {
+        void *request_context;
+        uint16_t wqebbs;
+        hw::WqeOpcode opcode;
+    };
+    NTSTATUS fail_post(NTSTATUS status);
+
+    Pd *pd_;
+    Cq *receive_cq_;
+    Cq *initiator_cq_;
+    void *context_;
+    QpLimits limits_;
+    uint32_t number_;
+    void *memory_;
+    size_t memory_bytes_;
+
+    // SQ. The posting thread owns sq_ and writes the shadow slot of a WQE
+    // before publishing it; the poller (under the CQ's poll mutex) reads
+    // shadows in [sq_retired_, sq_published_) and advances sq_retired_.
+    // Ring room is counted from sq_retired_ (completions), not from the
+    // device's consumer, so a shadow slot is never reused before its CQE.
+    SqProducer sq_;
+    std::vector<SendShadow> sq_shadow_;
+    std::atomic<uint32_t> sq_published_{0};     // WQEBB count
+    std::atomic<uint32_t> sq_retired_{0};       // WQEBB count
+    uint32_t sq_posted_wqes_ = 0;               // posting thread only
+    std::atomic<uint32_t> sq_retired_wqes_{0};  // WQE count
+    bool sq_unrung_ = false;                    // DEFERred WQEs not yet rung
+
+    // RQ: same scheme, one slot per WQE.
+    std::optional<RqProducer> rq_;
+    std::vector<void *> rq_shadow_;
+    std::atomic<uint32_t> rq_published_{0};
+    std::atomic<uint32_t> rq_retired_{0};
+};
+
+// ---------------------------------------------------------------------------
+// MR / MW
+// ---------------------------------------------------------------------------
+class Mr : public Embedded<NDK_MR>, public Object {
+  public:
+    using Public = NDK_MR;
+    static constexpr NDK_OBJECT_TYPE kType = NdkObjectTypeMr;
+    Mr(Adapter *a, Pd *pd, uint32_t index, uint32_t token, bool fast_register);
+
+    // Registration hands out a new token (the MPT variant changes).
+    uint32_t token() const { return token_.load(std::memory_order_acquire); }
+    void set_token(uint32_t t) { token_.store(t, std::memory_order_release); }
+    bool fast_register() const { return fast_register_; }
+    std::mutex mutex;
+    bool registered = false;  // under mutex
+    bool busy = false;        // register/deregister in progress, under mutex
+    uint32_t index() const { return index_; }
+
+  protected:
+    void on_final() override;
+
+  private:
+    uint32_t index_;
+    std::atomic<uint32_t> token_;
+    bool fast_register_;
+};
+
+class Mw : public Embedded<NDK_MW>, public Object {
+  public:
+    using Public = NDK_MW;
+    static constexpr NDK_OBJECT_TYPE kType = NdkObjectTypeMw;
+    Mw(Adapter *a, Pd *pd, uint32_t index, uint32_t token);
+
+  protected:
+    void on_final() override;
+
+  private:
+    uint32_t index_;
+    uint32_t token_;
+};
+
+// ---------------------------------------------------------------------------
+// Listener / connector
+// ---------------------------------------------------------------------------
+class Listener : public Embedded<NDK_LISTENER>, public Object {
+  public:
+    using Public = NDK_LISTENER;
+    static constexpr NDK_OBJECT_TYPE kType = NdkObjectTypeListener;
+    Listener(Adapter *a, NDK_FN_CONNECT_EVENT_CALLBACK cb, void *ctx);
+
+    NTSTATUS listen(const sockaddr *address, ULONG length);
+    NTSTATUS local_address(PSOCKADDR out, ULONG *length);
+    // Event thread: a connection request arrived (already holding this).
+    void connect_request(uint32_t connection);
+
+  protected:
+    void on_close() override;
+
+  private:
+    NDK_FN_CONNECT_EVENT_CALLBACK callback_;
+    void *callback_context_;
+    std::mutex mutex_;
+    bool listening_ = false;  // under mutex_
+    uint32_t id_ = hw::kNoObject;
+    hw::WireSockaddr bound_{};
+};
+
+class Connector : public Embedded<NDK_CONNECTOR>, public Object {
+  public:
+    using Public = NDK_CONNECTOR;
+    static constexpr NDK_OBJECT_TYPE kType = NdkObjectTypeConnector;
+
+    enum class State {
+        kIdle,        // created, nothing done
+        kConnecting,  // NdkConnect pending
+        kReplied,     // Connect completed: peer accepted, CompleteConnect/Reject next
+        kCompleting,  // NdkCompleteConnect pending
+        kRequested,   // passive: delivered by the connect event
+        kAccepting,   // NdkAccept pending
+        kConnected,
+        kDisconnecting,  // NdkDisconnect pending
+        kDone,           // rejected, failed, disconnected
+    };
+    static const char *to_string(State s);
+
+    explicit Connector(Adapter *a);
+
+    // Connection-manager calls (connector.cpp); arguments validated by the slots.
+    NTSTATUS connect(Qp *qp, const sockaddr *src, ULONG src_len, const sockaddr *dst, ULONG dst_len,
+                     ULONG ird, ULONG ord, const void *pdata, ULONG pdata_len,
+                     NDK_FN_REQUEST_COMPLETION cb, void *ctx);
+    NTSTATUS complete_connect(NDK_FN_DISCONNECT_EVENT_CALLBACK disconnect, void *dctx,
+                              NDK_FN_REQUEST_COMPLETION cb, void *ctx);
+    NTSTATUS accept(Qp *qp, ULONG ird, ULONG ord, const void *pdata, ULONG pdata_len,
+                    NDK_FN_DISCONNECT_EVENT_CALLBACK disconnect, void *dctx,
+                    NDK_FN_REQUEST_COMPLETION cb, void *ctx);
+    NTSTATUS reject(const void *pdata, ULONG pdata_len);
+    NTSTATUS disconnect(NDK_FN_REQUEST_COMPLETION cb, void *ctx);
+    NTSTATUS connection_data(ULONG *ird, ULONG *ord, void *pdata, ULONG *pdata_len);
+    NTSTATUS address(bool local, PSOCKADDR out, ULONG *length);
+
+    // Passive side: set up by the listener before the connect event.
+    void adopt_incoming(uint32_t connection, Listener *listener);
+    // Event thread, holding this: one EQE about our connection.
+    void on_event(const hw::Eqe &eqe);
+
+  protected:
+    void on_close() override;
+    void on_final() override;
+
+  private:
+    struct Pending {
+        NDK_FN_REQUEST_COMPLETION callback = nullptr;
+        void *context = nullptr;
+    };
+    // An async request that returned (or will return) STATUS_PENDING holds
+    // the connector until its completion has run. start() arms the slot;
+    // finish() completes it on the event thread, exactly once; drop() forgets
+    // it when the request failed inline (no callback). All under mutex_.
+    void start(Pending &slot, NDK_FN_REQUEST_COMPLETION cb, void *ctx);
+    void finish(Pending &slot, NTSTATUS status);
+    bool drop(Pending &slot);
+    NTSTATUS query_connection();  // refreshes info_; caller holds mutex_
+    void set_qp(Qp *qp);          // caller holds mutex_
+
+    std::mutex mutex_;
+    State state_ = State::kIdle;
+    uint32_t connection_ = hw::kNoObject;
+    Qp *qp_ = nullptr;
+    hw::ConnectionInfo info_{};
+    bool have_info_ = false;
+    Pending connect_, accept_, complete_, disconnect_;
+    NDK_FN_DISCONNECT_EVENT_CALLBACK disconnect_event_ = nullptr;
+    void *disconnect_event_context_ = nullptr;
+    bool disconnect_event_fired_ = false;
+};
+
+// ---------------------------------------------------------------------------
+// Dispatch tables (one per object file) and shared slot helpers.
+// ---------------------------------------------------------------------------
+extern const NDK_ADAPTER_DISPATCH kAdapterDispatch;
+extern const NDK_PD_DISPATCH kPdDispatch;
+extern const NDK_CQ_DISPATCH kCqDispatch;
+extern const NDK_QP_DISPATCH kQpDispatch;
+extern const NDK_MR_DISPATCH kMrDispatch;
+extern const NDK_MW_DISPATCH kMwDispatch;
+extern const NDK_SRQ_DISPATCH kSrqDispatch;
+extern const NDK_CONNECTOR_DISPATCH kConnectorDispatch;
+extern const NDK_LISTENER_DISPATCH kListenerDispatch;
+extern const NDK_SHARED_ENDPOINT_DISPATCH kSharedEndpointDispatch;
+
+// Creates called by the adapter's and PD's slots (in the object's own file).
+// Arguments are validated by the slot; these talk to the device.
+NTSTATUS create_cq(Adapter *a, ULONG depth, NDK_FN_CQ_NOTIFICATION_CALLBACK cb, void *ctx,
+                   Cq **out);
+NTSTATUS create_pd(Adapter *a, Pd **out);
+NTSTATUS create_qp(Pd *pd, Cq *receive_cq, Cq *initiator_cq, void *context, const QpLimits &limits,
+                   Qp **out);
+NTSTATUS create_mr(Pd *pd, bool fast_register, Mr **out);
+NTSTATUS create_mw(Pd *pd, Mw **out);
+
+// NdkQueryExtension for every table: no extension is supported.
+NTSTATUS query_extension(NDK_OBJECT_HEADER *object, GUID *id, NDK_VERSION version,
+                         NDK_EXTENSION_INTERFACE *out);
+
+// Socket addresses (Linux AF_* numbering, ws2def.h): STATUS_SUCCESS,
+// STATUS_INVALID_PARAMETER (NULL, length too short for the family or longer
+// than SOCKADDR_STORAGE) or STATUS_INVALID_ADDRESS (family not AF_INET/6).
+NTSTATUS check_address(const sockaddr *address, ULONG length);
+hw::WireSockaddr to_wire(const sockaddr *address);
+// Copies `wire` into (out, *length) with the BUFFER_TOO_SMALL protocol.
+NTSTATUS copy_address(const hw::WireSockaddr &wire, PSOCKADDR out, ULONG *length);
+
+}  // namespace softndk::provider

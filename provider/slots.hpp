@@ -1,0 +1,136 @@
+// slots.hpp - which of the 70 NDKPI dispatch slots the provider implements.
+//
+// This table is the single source of truth for the status table in
+// provider/README.md (the `softndk_provider_slots` tool prints it as
+// Markdown) and for the tests: tests/provider checks that every table has as
+// many entries here as its struct has slots, and that every slot marked
+// kNotBuilt answers STATUS_NOT_SUPPORTED (or 0 / nothing for VOID and UINT32
+// slots) through the public dispatch table. Mark a slot kBuilt in the same
+// change that implements it.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <string_view>
+
+namespace softndk::provider {
+
+enum class SlotStatus { kBuilt, kNotBuilt };
+
+struct Slot {
+    std::string_view table;  // NDK_xxx_DISPATCH
+    std::string_view name;   // member name
+    SlotStatus status;
+};
+
+inline constexpr SlotStatus B = SlotStatus::kBuilt;
+inline constexpr SlotStatus N = SlotStatus::kNotBuilt;
+
+// In member order, table by table (ndkpi-api.md section 2).
+inline constexpr std::array<Slot, 70> kSlots{{
+    {"NDK_ADAPTER_DISPATCH", "NdkQueryExtension", B},
+    {"NDK_ADAPTER_DISPATCH", "NdkQueryAdapterInfo", B},
+    {"NDK_ADAPTER_DISPATCH", "NdkCreateCq", B},
+    {"NDK_ADAPTER_DISPATCH", "NdkCreatePd", B},
+    {"NDK_ADAPTER_DISPATCH", "NdkCreateSharedEndpoint", N},
+    {"NDK_ADAPTER_DISPATCH", "NdkCreateConnector", B},
+    {"NDK_ADAPTER_DISPATCH", "NdkCreateListener", B},
+    {"NDK_ADAPTER_DISPATCH", "NdkBuildLAM", N},
+    {"NDK_ADAPTER_DISPATCH", "NdkReleaseLAM", N},
+
+    {"NDK_PD_DISPATCH", "NdkClosePd", B},
+    {"NDK_PD_DISPATCH", "NdkQueryExtension", B},
+    {"NDK_PD_DISPATCH", "NdkCreateMr", B},
+    {"NDK_PD_DISPATCH", "NdkCreateMw", B},
+    {"NDK_PD_DISPATCH", "NdkCreateSrq", N},
+    {"NDK_PD_DISPATCH", "NdkCreateQp", B},
+    {"NDK_PD_DISPATCH", "NdkCreateQpWithSrq", N},
+    {"NDK_PD_DISPATCH", "NdkGetPrivilegedMemoryRegionToken", N},
+
+    {"NDK_CQ_DISPATCH", "NdkCloseCq", B},
+    {"NDK_CQ_DISPATCH", "NdkQueryExtension", B},
+    {"NDK_CQ_DISPATCH", "NdkResizeCq", N},
+    {"NDK_CQ_DISPATCH", "NdkArmCq", B},
+    {"NDK_CQ_DISPATCH", "NdkGetCqResults", B},
+    {"NDK_CQ_DISPATCH", "NdkControlCqInterruptModeration", N},
+    {"NDK_CQ_DISPATCH", "NdkGetCqResultsEx", B},
+
+    {"NDK_QP_DISPATCH", "NdkCloseQp", B},
+    {"NDK_QP_DISPATCH", "NdkQueryExtension", B},
+    {"NDK_QP_DISPATCH", "NdkFlush", B},
+    {"NDK_QP_DISPATCH", "NdkSend", B},
+    {"NDK_QP_DISPATCH", "NdkReceive", B},
+    {"NDK_QP_DISPATCH", "NdkBind", N},
+    {"NDK_QP_DISPATCH", "NdkFastRegister", N},
+    {"NDK_QP_DISPATCH", "NdkInvalidate", N},
+    {"NDK_QP_DISPATCH", "NdkRead", B},
+    {"NDK_QP_DISPATCH", "NdkWrite", B},
+    {"NDK_QP_DISPATCH", "NdkSendAndInvalidate", N},
+
+    {"NDK_SRQ_DISPATCH", "NdkCloseSrq", N},
+    {"NDK_SRQ_DISPATCH", "NdkQueryExtension", N},
+    {"NDK_SRQ_DISPATCH", "NdkModifySrq", N},
+    {"NDK_SRQ_DISPATCH", "NdkSrqReceive", N},
+
+    {"NDK_MR_DISPATCH", "NdkCloseMr", B},
+    {"NDK_MR_DISPATCH", "NdkQueryExtension", B},
+    {"NDK_MR_DISPATCH", "NdkRegisterMr", B},
+    {"NDK_MR_DISPATCH", "NdkDeregisterMr", B},
+    {"NDK_MR_DISPATCH", "NdkInitializeFastRegisterMr", N},
+    {"NDK_MR_DISPATCH", "NdkGetRemoteTokenFromMr", B},
+    {"NDK_MR_DISPATCH", "NdkGetLocalTokenFromMr", B},
+
+    {"NDK_MW_DISPATCH", "NdkCloseMw", B},
+    {"NDK_MW_DISPATCH", "NdkQueryExtension", B},
+    {"NDK_MW_DISPATCH", "NdkGetRemoteTokenFromMw", N},
+
+    {"NDK_CONNECTOR_DISPATCH", "NdkCloseConnector", B},
+    {"NDK_CONNECTOR_DISPATCH", "NdkQueryExtension", B},
+    {"NDK_CONNECTOR_DISPATCH", "NdkConnect", B},
+    {"NDK_CONNECTOR_DISPATCH", "NdkConnectWithSharedEndpoint", N},
+    {"NDK_CONNECTOR_DISPATCH", "NdkCompleteConnect", B},
+    {"NDK_CONNECTOR_DISPATCH", "NdkAccept", B},
+    {"NDK_CONNECTOR_DISPATCH", "NdkReject", B},
+    {"NDK_CONNECTOR_DISPATCH", "NdkGetConnectionData", B},
+    {"NDK_CONNECTOR_DISPATCH", "NdkGetLocalAddress", B},
+    {"NDK_CONNECTOR_DISPATCH", "NdkGetPeerAddress", B},
+    {"NDK_CONNECTOR_DISPATCH", "NdkDisconnect", B},
+    {"NDK_CONNECTOR_DISPATCH", "NdkCompleteConnectEx", N},
+    {"NDK_CONNECTOR_DISPATCH", "NdkAcceptEx", N},
+
+    {"NDK_LISTENER_DISPATCH", "NdkCloseListener", B},
+    {"NDK_LISTENER_DISPATCH", "NdkQueryExtension", B},
+    {"NDK_LISTENER_DISPATCH", "NdkListen", B},
+    {"NDK_LISTENER_DISPATCH", "NdkGetLocalAddress", B},
+    {"NDK_LISTENER_DISPATCH", "NdkControlConnectEvents", N},
+
+    {"NDK_SHARED_ENDPOINT_DISPATCH", "NdkCloseSharedEndpoint", N},
+    {"NDK_SHARED_ENDPOINT_DISPATCH", "NdkQueryExtension", N},
+    {"NDK_SHARED_ENDPOINT_DISPATCH", "NdkGetLocalAddress", N},
+}};
+
+constexpr size_t slot_count(std::string_view table) {
+    size_t n = 0;
+    for (const Slot &s : kSlots)
+        n += s.table == table ? 1 : 0;
+    return n;
+}
+
+// Index of the slot in kSlots, or kSlots.size() if there is none. (Indices,
+// not pointers: UBSan's pointer checks make pointer compares non-constant.)
+constexpr size_t find_slot(std::string_view table, std::string_view name) {
+    for (size_t i = 0; i < kSlots.size(); ++i)
+        if (kSlots[i].table == table && kSlots[i].name == name) return i;
+    return kSlots.size();
+}
+
+constexpr bool slot_exists(std::string_view table, std::string_view name) {
+    return find_slot(table, name) < kSlots.size();
+}
+
+constexpr bool slot_built(std::string_view table, std::string_view name) {
+    const size_t i = find_slot(table, name);
+    return i < kSlots.size() && kSlots[i].status == SlotStatus::kBuilt;
+}
+
+}  // namespace softndk::provider
