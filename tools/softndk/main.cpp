@@ -1,0 +1,160 @@
+// softndk - SoftNDK's command-line tool.
+//
+//   softndk perf      perftest's ib_{send,write,read}_{lat,bw}, both ends in this process
+//   softndk devices   the virtual adapters (ibv_devices / ibv_devinfo)
+//   softndk --version tool version, hardware ABI version, NDK version
+//
+// Exit codes (docs/conventions.md): 0 success, 1 runtime failure (message on
+// stderr), 2 usage error. CLI11 exits 105-110 on parse errors by default;
+// every CLI::ParseError except --help/--version is mapped to 2 here.
+#include <fmt/format.h>
+#include <CLI/CLI.hpp>
+
+#include <cstdio>
+#include <exception>
+#include <map>
+#include <string>
+
+#include "devices.hpp"
+#include "log.hpp"
+#include "ndk.hpp"
+#include "perf.hpp"
+#include "softndk/hw_interface.hpp"
+
+#ifndef SOFTNDK_VERSION
+#define SOFTNDK_VERSION "0.0.0"
+#endif
+
+namespace {
+
+using namespace softndk::tool;
+
+constexpr int kExitFailure = 1;
+constexpr int kExitUsage = 2;
+
+// The NDK version an adapter runs at is negotiated when it is opened, so the
+// first adapter is opened to report it.
+std::string version_text() {
+    std::string ndk;
+    try {
+        softndk_adapter a{};
+        char error[512];
+        if (softndk_adapter_find(nullptr, &a, error, sizeof error) != 0)
+            throw std::runtime_error(error);
+        WskClient wsk;
+        NDK_ADAPTER *adapter = wsk.open(a.if_index);
+        const NDK_ADAPTER_INFO info = query_adapter_info(adapter);
+        wsk.close(adapter);
+        ndk = fmt::format("{}.{} (adapter {}, NDKPI 2.1 headers)", info.Version.Major,
+                          info.Version.Minor, a.alias);
+    } catch (const std::exception &e) {
+        ndk = fmt::format("unknown ({})", e.what());
+    }
+    return fmt::format("softndk {}\nhardware ABI version: {}\nNDK version: {}", SOFTNDK_VERSION,
+                       softndk::hw::kAbiVersion, ndk);
+}
+
+const char kEnvironment[] =
+    "Environment:\n"
+    "  SOFTNDK_CONFIG     INI file of virtual adapters (default: one adapter, rnic0,\n"
+    "                     if_index 1, 127.0.0.1 and ::1)\n"
+    "  SOFTNDK_LOG_LEVEL  trace|debug|info|warn|error|off (default warn); logs go to stderr\n"
+    "  SOFTNDK_MODE       embedded (default)\n";
+
+void add_perf(CLI::App &app, PerfOptions &o, std::string &mode, bool &lat, bool &bw) {
+    auto *perf = app.add_subcommand(
+        "perf",
+        "perftest's ib_{send,write,read}_{lat,bw}: connects two ends through the embedded device "
+        "and runs them on one thread (both ends; no busy-polling thread per end).");
+    perf->footer(
+        "Latency is one way (half a round trip) for send and write, the whole round trip for\n"
+        "read. MB = 2^20 bytes, as in perftest. With -a and no -n, sizes whose iterations\n"
+        "would move more than 512 MiB run fewer iterations (at least 16).\n\n" +
+        std::string(kEnvironment));
+    const std::map<std::string, Verb> verbs{
+        {"send", Verb::kSend}, {"write", Verb::kWrite}, {"read", Verb::kRead}};
+    perf->add_option("-t,--test", o.verb, "send|write|read (default write)")
+        ->transform(CLI::CheckedTransformer(verbs, CLI::ignore_case));
+    auto *m = perf->add_option("-m,--mode", mode, "lat|bw (default bw)")
+                  ->check(CLI::IsMember({"lat", "bw"}, CLI::ignore_case));
+    auto *l = perf->add_flag("--lat", lat, "latency test (= -m lat)");
+    auto *b = perf->add_flag("--bw", bw, "bandwidth test (= -m bw)");
+    m->excludes(l)->excludes(b);
+    l->excludes(b);
+    perf->add_option("-s,--size", o.size,
+                     "message size in bytes, k/m suffixes (default 2 lat, 65536 bw) (SYMMETRIC)")
+        ->transform(CLI::AsSizeValue(false))
+        ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 31));
+    perf->add_flag("-a,--all", o.all_sizes,
+                   "run sizes 2 .. 8M (powers of two), capped at the adapter's MaxTransferLength");
+    perf->add_option("-n,--iters", o.iterations,
+                     "iterations per size (default 1000 lat, 5000 bw) (SYMMETRIC)")
+        ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 32));
+    perf->add_option("--tx-depth", o.tx_depth,
+                     "work requests in flight (default 128 bw, 1 lat; perftest's -t)")
+        ->check(CLI::Range(1u, 1u << 16));
+    perf->add_option("--cq-mod", o.cq_moderation,
+                     "bw: signal one request in this many (default 100, at most the tx depth)")
+        ->check(CLI::Range(1u, 1u << 16));
+    perf->add_option(
+            "-I,--inline_size", o.inline_size,
+            "max size of message sent inline (default 220 write lat, 236 send lat, else 0)")
+        ->check(CLI::Range(int64_t{0}, int64_t{1} << 20));
+    perf->add_option("-d,--ib-dev,--device", o.device,
+                     "adapter of the client end: alias or if_index (default: the first)");
+    perf->add_option(
+        "--server-dev", o.server_device,
+        "adapter of the server end (default: the same adapter, a loopback connection)");
+    perf->add_option("-p,--port", o.port, "ND port the server end listens on (default 18515)")
+        ->check(CLI::Range(1, 65535));
+    perf->add_flag("-j,--json,--out_json", o.json,
+                   "print JSON (perftest's field names) instead of the table");
+    perf->add_flag("--report_gbits", o.report_gbits, "bandwidth in Gb/sec instead of MB/sec");
+}
+
+void add_devices(CLI::App &app, DevicesOptions &o) {
+    auto *devices = app.add_subcommand(
+        "devices", "list the virtual adapters and their NDK limits (ibv_devices / ibv_devinfo)");
+    devices->footer(kEnvironment);
+    devices->add_option("-d,--ib-dev,--device", o.device, "only this adapter: alias or if_index");
+    devices->add_flag("-l,--list", o.list, "only names, interface indexes and addresses");
+    devices->add_flag("-j,--json", o.json, "print JSON");
+}
+
+}  // namespace
+
+int main(int argc, char **argv) {
+    CLI::App app{"softndk - NDKPI on a virtual RNIC, in Linux user mode"};
+    app.footer(kEnvironment);
+    app.set_version_flag("-V,--version", version_text,
+                         "print the tool, hardware ABI and NDK versions");
+    app.require_subcommand(1);
+
+    PerfOptions perf;
+    std::string mode;
+    bool lat = false, bw = false;
+    add_perf(app, perf, mode, lat, bw);
+    DevicesOptions devices;
+    add_devices(app, devices);
+
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::ParseError &e) {
+        const int code = app.exit(e);  // help/version to stdout, errors to stderr
+        return code == 0 ? 0 : kExitUsage;
+    }
+
+    const std::string command = app.get_subcommands().front()->get_name();
+    try {
+        if (command == "perf") {
+            if (lat || mode == "lat" || mode == "LAT") perf.mode = Mode::kLatency;
+            if (bw) perf.mode = Mode::kBandwidth;
+            return run_perf(perf);
+        }
+        return run_devices(devices);
+    } catch (const std::exception &e) {
+        std::fflush(stdout);
+        std::fprintf(stderr, "softndk %s: %s\n", command.c_str(), e.what());
+        return kExitFailure;
+    }
+}

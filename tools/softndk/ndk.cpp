@@ -1,0 +1,450 @@
+#include "ndk.hpp"
+
+#include <arpa/inet.h>
+#include <fmt/format.h>
+
+#include <cstring>
+#include <iterator>
+
+#include "log.hpp"
+#include "softndk_status.h"
+
+namespace softndk::tool {
+
+namespace {
+
+constexpr ULONG kPoolTag = 0x6B444E53;         // 'SNDk'
+constexpr uint32_t kBufferMagic = 0x46554253;  // "SBUF"
+
+template <class T>
+T *as(NDK_OBJECT_HEADER *object) {
+    return reinterpret_cast<T *>(object);
+}
+
+ULONG sockaddr_length(const sockaddr_storage &a) {
+    return a.ss_family == AF_INET6 ? sizeof(sockaddr_in6) : sizeof(sockaddr_in);
+}
+
+void set_port(sockaddr_storage &a, uint16_t port) {
+    if (a.ss_family == AF_INET6)
+        reinterpret_cast<sockaddr_in6 &>(a).sin6_port = htons(port);
+    else
+        reinterpret_cast<sockaddr_in &>(a).sin_port = htons(port);
+}
+
+// Closes an object and waits for the close to finish.
+void close_object(NDK_OBJECT_HEADER *object, NDK_FN_CLOSE_OBJECT close) {
+    Completion done;
+    done.finish(close(object, Completion::on_close, &done));
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------
+// Errors
+// ---------------------------------------------------------------------------
+std::string status_text(NTSTATUS status) {
+    return fmt::format("{} (0x{:08X})", softndk_status_name(status), static_cast<uint32_t>(status));
+}
+
+NdkError::NdkError(const std::string &call, NTSTATUS status)
+    : std::runtime_error(call + " failed: " + status_text(status)), status_(status) {}
+
+const char *technology_name(NDK_RDMA_TECHNOLOGY t) {
+    constexpr const char *kNames[] = {"Undefined", "iWARP", "InfiniBand", "RoCE", "RoCEv2"};
+    const auto i = static_cast<size_t>(t);
+    return i < std::size(kNames) ? kNames[i] : "Unknown";
+}
+
+void check(NTSTATUS status, const char *call) {
+    if (!NT_SUCCESS(status)) throw NdkError(call, status);
+}
+
+// ---------------------------------------------------------------------------
+// Completion
+// ---------------------------------------------------------------------------
+Completion::Completion() {
+    KeInitializeEvent(&event, NotificationEvent, FALSE);
+}
+
+void Completion::reset() {
+    KeClearEvent(&event);
+    status = STATUS_PENDING;
+    object = nullptr;
+}
+
+NTSTATUS Completion::finish(NTSTATUS inline_status) {
+    if (inline_status != STATUS_PENDING) return inline_status;
+    KeWaitForSingleObject(&event, Executive, KernelMode, FALSE, nullptr);
+    return status;
+}
+
+// The status (and object) are stored before KeSetEvent: once the waiter wakes
+// it may destroy the Completion.
+VOID Completion::on_request(PVOID context, NTSTATUS s) {
+    auto *self = static_cast<Completion *>(context);
+    self->status = s;
+    KeSetEvent(&self->event, IO_NO_INCREMENT, FALSE);
+}
+
+VOID Completion::on_create(PVOID context, NTSTATUS s, NDK_OBJECT_HEADER *object) {
+    auto *self = static_cast<Completion *>(context);
+    self->object = object;
+    self->status = s;
+    KeSetEvent(&self->event, IO_NO_INCREMENT, FALSE);
+}
+
+VOID Completion::on_close(PVOID context) {
+    on_request(context, STATUS_SUCCESS);
+}
+
+// A create: the object arrives through `*out` inline, or through the
+// completion after STATUS_PENDING.
+template <class T>
+void create(Completion &done, NTSTATUS inline_status, T **out, const char *call) {
+    const NTSTATUS s = done.finish(inline_status);
+    if (inline_status == STATUS_PENDING && NT_SUCCESS(s)) *out = as<T>(done.object);
+    if (!NT_SUCCESS(s)) *out = nullptr;
+    check(s, call);
+}
+
+// ---------------------------------------------------------------------------
+// WSK
+// ---------------------------------------------------------------------------
+WskClient::WskClient() {
+    client_dispatch_.Version = MAKE_WSK_VERSION(1, 0);
+    client_npi_.Dispatch = &client_dispatch_;
+    check(WskRegister(&client_npi_, &registration_), "WskRegister");
+    NTSTATUS s = WskCaptureProviderNPI(&registration_, WSK_INFINITE_WAIT, &provider_npi_);
+    if (!NT_SUCCESS(s)) {
+        WskDeregister(&registration_);
+        throw NdkError("WskCaptureProviderNPI", s);
+    }
+    captured_ = true;
+    // The output buffer receives a copy of the two-pointer table.
+    s = provider_npi_.Dispatch->WskControlClient(provider_npi_.Client,
+                                                 WSKNDK_GET_WSK_PROVIDER_NDK_DISPATCH, 0, nullptr,
+                                                 sizeof ndk_, &ndk_, nullptr, nullptr);
+    if (!NT_SUCCESS(s)) {
+        WskReleaseProviderNPI(&registration_);
+        WskDeregister(&registration_);
+        throw NdkError("WskControlClient(WSKNDK_GET_WSK_PROVIDER_NDK_DISPATCH)", s);
+    }
+}
+
+WskClient::~WskClient() {
+    if (!captured_) return;
+    WskReleaseProviderNPI(&registration_);
+    WskDeregister(&registration_);
+}
+
+NDK_ADAPTER *WskClient::open(NET_IFINDEX if_index) const {
+    NDK_ADAPTER *adapter = nullptr;
+    check(ndk_.WskOpenNdkAdapter(provider_npi_.Client, NDK_VERSION{1, 0}, if_index, &adapter),
+          "WskOpenNdkAdapter");
+    return adapter;
+}
+
+void WskClient::close(NDK_ADAPTER *adapter) const {
+    ndk_.WskCloseNdkAdapter(provider_npi_.Client, adapter);
+}
+
+NDK_ADAPTER_INFO query_adapter_info(NDK_ADAPTER *adapter) {
+    NDK_ADAPTER_INFO info{};
+    ULONG size = sizeof info;
+    check(adapter->Dispatch->NdkQueryAdapterInfo(adapter, &info, &size), "NdkQueryAdapterInfo");
+    return info;
+}
+
+// ---------------------------------------------------------------------------
+// Endpoint
+// ---------------------------------------------------------------------------
+Endpoint::Endpoint(const WskClient &wsk, const softndk_adapter &adapter,
+                   const EndpointOptions &options)
+    : wsk_(wsk), adapter_(adapter), options_(options) {
+    KeInitializeEvent(&connect_event_, NotificationEvent, FALSE);
+    KeInitializeEvent(&peer_gone_, NotificationEvent, FALSE);
+    try {
+        ndk_adapter_ = wsk_.open(adapter.if_index);
+        info_ = query_adapter_info(ndk_adapter_);
+        Completion done;
+        create(
+            done,
+            ndk_adapter_->Dispatch->NdkCreatePd(ndk_adapter_, Completion::on_create, &done, &pd_),
+            &pd_, "NdkCreatePd");
+        // One CQ for both queues, deep enough for every work request at once.
+        const ULONG cq_depth = options.receive_depth + options.initiator_depth;
+        done.reset();
+        create(done,
+               ndk_adapter_->Dispatch->NdkCreateCq(ndk_adapter_, cq_depth, on_cq_notification, this,
+                                                   nullptr, Completion::on_create, &done, &cq_),
+               &cq_, "NdkCreateCq");
+        done.reset();
+        const ULONG sge = 1;
+        create(done,
+               pd_->Dispatch->NdkCreateQp(pd_, cq_, cq_, this, options.receive_depth,
+                                          options.initiator_depth, sge, sge, options.inline_bytes,
+                                          Completion::on_create, &done, &qp_),
+               &qp_, "NdkCreateQp");
+
+        // The buffer, the way a driver registers non-paged pool.
+        buffer_ = static_cast<uint8_t *>(
+            ExAllocatePoolWithTag(NonPagedPoolNx, options.buffer_bytes, kPoolTag));
+        if (buffer_ == nullptr) throw NdkError("ExAllocatePoolWithTag", STATUS_NO_MEMORY);
+        std::memset(buffer_, 0, options.buffer_bytes);
+        mdl_ =
+            IoAllocateMdl(buffer_, static_cast<ULONG>(options.buffer_bytes), FALSE, FALSE, nullptr);
+        if (mdl_ == nullptr) throw NdkError("IoAllocateMdl", STATUS_INSUFFICIENT_RESOURCES);
+        MmBuildMdlForNonPagedPool(mdl_);
+        done.reset();
+        create(done, pd_->Dispatch->NdkCreateMr(pd_, FALSE, Completion::on_create, &done, &mr_),
+               &mr_, "NdkCreateMr");
+        done.reset();
+        // ALLOW_REMOTE_WRITE includes local write. A read sink needs
+        // RDMA_READ_SINK unless the adapter says otherwise; it is always accepted.
+        const ULONG flags = NDK_MR_FLAG_ALLOW_LOCAL_WRITE | NDK_MR_FLAG_ALLOW_REMOTE_READ |
+                            NDK_MR_FLAG_ALLOW_REMOTE_WRITE | NDK_MR_FLAG_RDMA_READ_SINK;
+        check(done.finish(mr_->Dispatch->NdkRegisterMr(mr_, mdl_, options.buffer_bytes, flags,
+                                                       Completion::on_request, &done)),
+              "NdkRegisterMr");
+        registered_ = true;
+        local_token_ = mr_->Dispatch->NdkGetLocalTokenFromMr(mr_);
+        remote_token_ = mr_->Dispatch->NdkGetRemoteTokenFromMr(mr_);
+    } catch (...) {
+        destroy();
+        throw;
+    }
+}
+
+Endpoint::~Endpoint() {
+    destroy();
+}
+
+void Endpoint::destroy() noexcept {
+    if (connector_ != nullptr) {
+        if (connected_) {
+            Completion done;
+            const NTSTATUS s = done.finish(
+                connector_->Dispatch->NdkDisconnect(connector_, Completion::on_request, &done));
+            if (!NT_SUCCESS(s)) log().debug("NdkDisconnect: {}", status_text(s));
+            connected_ = false;
+        }
+        close_object(&connector_->Header, connector_->Dispatch->NdkCloseConnector);
+        connector_ = nullptr;
+    }
+    if (listener_ != nullptr) {
+        close_object(&listener_->Header, listener_->Dispatch->NdkCloseListener);
+        listener_ = nullptr;
+    }
+    if (qp_ != nullptr) close_object(&qp_->Header, qp_->Dispatch->NdkCloseQp);
+    if (mr_ != nullptr) {
+        if (registered_) {
+            Completion done;
+            done.finish(mr_->Dispatch->NdkDeregisterMr(mr_, Completion::on_request, &done));
+        }
+        close_object(&mr_->Header, mr_->Dispatch->NdkCloseMr);
+    }
+    if (cq_ != nullptr) close_object(&cq_->Header, cq_->Dispatch->NdkCloseCq);
+    if (pd_ != nullptr) close_object(&pd_->Header, pd_->Dispatch->NdkClosePd);
+    if (mdl_ != nullptr) IoFreeMdl(mdl_);
+    if (buffer_ != nullptr) ExFreePoolWithTag(buffer_, kPoolTag);
+    if (ndk_adapter_ != nullptr) wsk_.close(ndk_adapter_);
+    qp_ = nullptr;
+    mr_ = nullptr;
+    cq_ = nullptr;
+    pd_ = nullptr;
+    mdl_ = nullptr;
+    buffer_ = nullptr;
+    ndk_adapter_ = nullptr;
+}
+
+BufferInfo Endpoint::buffer_info() const {
+    BufferInfo b;
+    b.magic = kBufferMagic;
+    b.token = remote_token_;
+    b.address = address(0);
+    b.bytes = options_.buffer_bytes;
+    return b;
+}
+
+NDK_SGE Endpoint::sge(size_t offset, ULONG length) const {
+    NDK_SGE s{};
+    s.VirtualAddress = buffer_ + offset;
+    s.Length = length;
+    s.MemoryRegionToken = local_token_;
+    return s;
+}
+
+NTSTATUS Endpoint::post_receive(void *context, size_t offset, ULONG length) {
+    const NDK_SGE s = sge(offset, length);
+    return qp_->Dispatch->NdkReceive(qp_, context, &s, 1);
+}
+
+NTSTATUS Endpoint::post_send(void *context, size_t offset, ULONG length, ULONG flags) {
+    const NDK_SGE s = sge(offset, length);
+    return qp_->Dispatch->NdkSend(qp_, context, &s, 1, flags);
+}
+
+NTSTATUS Endpoint::post_write(void *context, size_t offset, ULONG length, uint64_t remote_address,
+                              uint32_t remote_token, ULONG flags) {
+    const NDK_SGE s = sge(offset, length);
+    return qp_->Dispatch->NdkWrite(qp_, context, &s, 1, remote_address, remote_token, flags);
+}
+
+NTSTATUS Endpoint::post_read(void *context, size_t offset, ULONG length, uint64_t remote_address,
+                             uint32_t remote_token, ULONG flags) {
+    const NDK_SGE s = sge(offset, length);
+    return qp_->Dispatch->NdkRead(qp_, context, &s, 1, remote_address, remote_token, flags);
+}
+
+VOID Endpoint::on_cq_notification(PVOID, NTSTATUS) {
+    // The perf driver polls; CreateCq requires a callback all the same.
+}
+
+VOID Endpoint::on_connect_event(PVOID context, NDK_CONNECTOR *connector) {
+    auto *self = static_cast<Endpoint *>(context);
+    if (self->incoming_ != nullptr) {
+        // One connection per listener: closing an unaccepted connector rejects it.
+        connector->Dispatch->NdkCloseConnector(
+            &connector->Header, [](PVOID) {}, nullptr);
+        return;
+    }
+    self->incoming_ = connector;
+    KeSetEvent(&self->connect_event_, IO_NO_INCREMENT, FALSE);
+}
+
+VOID Endpoint::on_disconnect_event(PVOID context) {
+    auto *self = static_cast<Endpoint *>(context);
+    KeSetEvent(&self->peer_gone_, IO_NO_INCREMENT, FALSE);
+}
+
+void Endpoint::read_connection(NDK_CONNECTOR *connector) {
+    ULONG length = sizeof local_;
+    check(connector->Dispatch->NdkGetLocalAddress(connector, reinterpret_cast<PSOCKADDR>(&local_),
+                                                  &length),
+          "NdkGetLocalAddress");
+    length = sizeof peer_;
+    check(connector->Dispatch->NdkGetPeerAddress(connector, reinterpret_cast<PSOCKADDR>(&peer_),
+                                                 &length),
+          "NdkGetPeerAddress");
+    // Private data: the provider's buffer may be larger than what the peer
+    // sent (ndkpi-api 7.8), so ask for its size first and read all of it.
+    ULONG rds = 0;
+    check(connector->Dispatch->NdkGetConnectionData(connector, nullptr, nullptr, nullptr, &rds),
+          "NdkGetConnectionData");
+    std::string data(std::max<ULONG>(rds, sizeof(BufferInfo)), '\0');
+    length = rds;
+    check(connector->Dispatch->NdkGetConnectionData(connector, nullptr, nullptr, data.data(),
+                                                    &length),
+          "NdkGetConnectionData");
+    std::memcpy(&peer_buffer_, data.data(), sizeof peer_buffer_);
+    if (peer_buffer_.magic != kBufferMagic)
+        throw std::runtime_error("the peer's private data is not a softndk buffer description");
+}
+
+void connect_pair(Endpoint &client, Endpoint &server, uint16_t port, ULONG read_limit) {
+    // The server listens on its adapter's first address (IPv4 preferred).
+    const sockaddr_storage *own = softndk_adapter_address(&server.adapter_, AF_UNSPEC);
+    if (own == nullptr)
+        throw std::runtime_error(fmt::format("adapter {} has no address", server.adapter_.alias));
+    sockaddr_storage listen_address = *own;
+    set_port(listen_address, port);
+    const sockaddr_storage *client_own =
+        softndk_adapter_address(&client.adapter_, listen_address.ss_family);
+    if (client_own == nullptr)
+        throw std::runtime_error(
+            fmt::format("adapter {} has no {} address", client.adapter_.alias,
+                        listen_address.ss_family == AF_INET6 ? "IPv6" : "IPv4"));
+    sockaddr_storage source = *client_own;  // port 0: the provider picks one
+
+    NDK_ADAPTER *sa = server.ndk_adapter_;
+    Completion done;
+    create(done,
+           sa->Dispatch->NdkCreateListener(sa, Endpoint::on_connect_event, &server,
+                                           Completion::on_create, &done, &server.listener_),
+           &server.listener_, "NdkCreateListener");
+    done.reset();
+    check(done.finish(server.listener_->Dispatch->NdkListen(
+              server.listener_, reinterpret_cast<PSOCKADDR>(&listen_address),
+              sockaddr_length(listen_address), Completion::on_request, &done)),
+          "NdkListen");
+
+    NDK_ADAPTER *ca = client.ndk_adapter_;
+    done.reset();
+    create(done,
+           ca->Dispatch->NdkCreateConnector(ca, Completion::on_create, &done, &client.connector_),
+           &client.connector_, "NdkCreateConnector");
+    const BufferInfo client_info = client.buffer_info();
+    const ULONG ird = std::min(read_limit, client.info_.MaxInboundReadLimit);
+    const ULONG ord = std::min(read_limit, client.info_.MaxOutboundReadLimit);
+    client.connect_done_.reset();
+    NTSTATUS cs = client.connector_->Dispatch->NdkConnect(
+        client.connector_, client.qp_, reinterpret_cast<PSOCKADDR>(&source),
+        sockaddr_length(source), reinterpret_cast<PSOCKADDR>(&listen_address),
+        sockaddr_length(listen_address), ird, ord, const_cast<BufferInfo *>(&client_info),
+        sizeof client_info, Completion::on_request, &client.connect_done_);
+    if (cs != STATUS_PENDING) check(cs, "NdkConnect");
+
+    // The request reaches the listener - or the connect fails first.
+    if (cs == STATUS_PENDING) {
+        PVOID objects[2] = {&server.connect_event_, &client.connect_done_.event};
+        KeWaitForMultipleObjects(2, objects, WaitAny, Executive, KernelMode, FALSE, nullptr,
+                                 nullptr);
+        if (KeReadStateEvent(&server.connect_event_) == 0)
+            check(client.connect_done_.status, "NdkConnect");
+    } else {
+        KeWaitForSingleObject(&server.connect_event_, Executive, KernelMode, FALSE, nullptr);
+    }
+    server.connector_ = server.incoming_;
+    server.read_connection(server.connector_);
+    const BufferInfo server_info = server.buffer_info();
+    server.accept_done_.reset();
+    const NTSTATUS as = server.connector_->Dispatch->NdkAccept(
+        server.connector_, server.qp_, std::min(read_limit, server.info_.MaxInboundReadLimit),
+        std::min(read_limit, server.info_.MaxOutboundReadLimit),
+        const_cast<BufferInfo *>(&server_info), sizeof server_info, Endpoint::on_disconnect_event,
+        &server, Completion::on_request, &server.accept_done_);
+    if (as != STATUS_PENDING) check(as, "NdkAccept");
+
+    check(client.connect_done_.finish(cs), "NdkConnect");
+    client.read_connection(client.connector_);
+    done.reset();
+    check(done.finish(client.connector_->Dispatch->NdkCompleteConnect(
+              client.connector_, Endpoint::on_disconnect_event, &client, Completion::on_request,
+              &done)),
+          "NdkCompleteConnect");
+    client.connected_ = true;
+    check(server.accept_done_.finish(as), "NdkAccept");
+    server.connected_ = true;
+}
+
+void disconnect_pair(Endpoint &client, Endpoint &server) {
+    if (client.connector_ != nullptr && client.connected_) {
+        Completion done;
+        const NTSTATUS s = done.finish(client.connector_->Dispatch->NdkDisconnect(
+            client.connector_, Completion::on_request, &done));
+        if (!NT_SUCCESS(s)) log().warn("NdkDisconnect: {}", status_text(s));
+        client.connected_ = false;
+        // The peer's disconnect event: it then only has to close.
+        if (server.connector_ != nullptr) {
+            LARGE_INTEGER timeout;
+            timeout.QuadPart = -10LL * 1000 * 1000 * 5;  // 5 s, relative
+            if (KeWaitForSingleObject(&server.peer_gone_, Executive, KernelMode, FALSE, &timeout) ==
+                STATUS_SUCCESS)
+                server.connected_ = false;
+        }
+    }
+    for (Endpoint *e : {&client, &server}) {
+        if (e->connector_ == nullptr) continue;
+        if (e->connected_) {
+            Completion done;
+            done.finish(e->connector_->Dispatch->NdkDisconnect(e->connector_,
+                                                               Completion::on_request, &done));
+            e->connected_ = false;
+        }
+        close_object(&e->connector_->Header, e->connector_->Dispatch->NdkCloseConnector);
+        e->connector_ = nullptr;
+    }
+}
+
+}  // namespace softndk::tool

@@ -1,0 +1,187 @@
+// ndk.hpp - the NDK objects `softndk` uses, reached the way a kernel consumer
+// reaches them (WskRegister -> WskCaptureProviderNPI -> WskControlClient ->
+// WskOpenNdkAdapter) and used only through the public dispatch tables of
+// ndkpi.h. Every asynchronous call is made synchronous with a KEVENT (the
+// completion may come inline or after STATUS_PENDING); a failure throws
+// NdkError, which carries the call and the NTSTATUS.
+//
+// Threads: an Endpoint is used by one thread at a time (the perf driver runs
+// both ends of a connection on one thread). Consumer callbacks run on the
+// provider's event thread and only set events.
+#pragma once
+
+#include <ndkpi.h>
+#include <ntddk.h>
+#include <ws2ipdef.h>
+#include <wsk.h>
+#include <wskndk.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+
+#include "softndk_adapters.h"
+
+namespace softndk::tool {
+
+// "<call> failed: STATUS_NAME (0x........)".
+class NdkError : public std::runtime_error {
+  public:
+    NdkError(const std::string &call, NTSTATUS status);
+    NTSTATUS status() const { return status_; }
+
+  private:
+    NTSTATUS status_;
+};
+
+// "STATUS_NAME (0x........)".
+std::string status_text(NTSTATUS status);
+
+// "RoCEv2", "iWARP", ... ("Unknown" outside the enum).
+const char *technology_name(NDK_RDMA_TECHNOLOGY technology);
+
+// Throws NdkError unless NT_SUCCESS(status).
+void check(NTSTATUS status, const char *call);
+
+// One WSK client registration with the NDK extension's dispatch table copied
+// out of WskControlClient.
+class WskClient {
+  public:
+    WskClient();  // throws NdkError
+    ~WskClient();
+    WskClient(const WskClient &) = delete;
+    WskClient &operator=(const WskClient &) = delete;
+
+    // WskOpenNdkAdapter({1, 0}, if_index): major 1, any minor. Throws.
+    NDK_ADAPTER *open(NET_IFINDEX if_index) const;
+    // WskCloseNdkAdapter: blocks until every callback of the adapter returned.
+    void close(NDK_ADAPTER *adapter) const;
+
+  private:
+    WSK_CLIENT_DISPATCH client_dispatch_{};
+    WSK_CLIENT_NPI client_npi_{};
+    WSK_REGISTRATION registration_{};
+    WSK_PROVIDER_NPI provider_npi_{};
+    WSK_PROVIDER_NDK_DISPATCH ndk_{};
+    bool captured_ = false;
+};
+
+// NdkQueryAdapterInfo. Throws.
+NDK_ADAPTER_INFO query_adapter_info(NDK_ADAPTER *adapter);
+
+// A one-shot completion the provider's thread signals and this thread waits
+// for. Must outlive the request it was passed to; Endpoint keeps its own.
+struct Completion {
+    KEVENT event;
+    NTSTATUS status = STATUS_PENDING;
+    NDK_OBJECT_HEADER *object = nullptr;
+
+    Completion();
+    void reset();
+    // The final status of a call that returned `inline_status`.
+    NTSTATUS finish(NTSTATUS inline_status);
+
+    static VOID on_request(PVOID context, NTSTATUS status);
+    static VOID on_create(PVOID context, NTSTATUS status, NDK_OBJECT_HEADER *object);
+    static VOID on_close(PVOID context);
+};
+
+struct EndpointOptions {
+    ULONG receive_depth = 1;    // receives the QP can hold
+    ULONG initiator_depth = 1;  // send-queue work requests in flight
+    ULONG inline_bytes = 0;     // QP InlineDataSize
+    size_t buffer_bytes = 0;    // registered buffer (local write, remote read and write)
+};
+
+// What an end tells its peer in the connection's private data: where its
+// buffer is and the token to reach it with.
+struct BufferInfo {
+    uint32_t magic = 0;
+    uint32_t token = 0;
+    uint64_t address = 0;
+    uint64_t bytes = 0;
+};
+
+// One end of a connection: adapter, PD, one CQ for both queues, QP, and a
+// buffer from non-paged pool registered through an MDL.
+class Endpoint {
+  public:
+    Endpoint(const WskClient &wsk, const softndk_adapter &adapter, const EndpointOptions &options);
+    ~Endpoint();  // disconnects and closes everything, children first
+    Endpoint(const Endpoint &) = delete;
+    Endpoint &operator=(const Endpoint &) = delete;
+
+    const softndk_adapter &adapter() const { return adapter_; }
+    const NDK_ADAPTER_INFO &info() const { return info_; }
+    uint8_t *buffer() const { return buffer_; }
+    size_t buffer_bytes() const { return options_.buffer_bytes; }
+    uint32_t remote_token() const { return remote_token_; }
+    uint64_t address(size_t offset) const { return reinterpret_cast<uintptr_t>(buffer_) + offset; }
+    BufferInfo buffer_info() const;
+
+    // Work requests. Return the provider's inline status.
+    NTSTATUS post_receive(void *context, size_t offset, ULONG length);
+    NTSTATUS post_send(void *context, size_t offset, ULONG length, ULONG flags);
+    NTSTATUS post_write(void *context, size_t offset, ULONG length, uint64_t remote_address,
+                        uint32_t remote_token, ULONG flags);
+    NTSTATUS post_read(void *context, size_t offset, ULONG length, uint64_t remote_address,
+                       uint32_t remote_token, ULONG flags);
+    ULONG poll(NDK_RESULT *results, ULONG capacity) {
+        return cq_->Dispatch->NdkGetCqResults(cq_, results, capacity);
+    }
+
+    // The connection (after connect()).
+    const sockaddr_storage &local_address() const { return local_; }
+    const sockaddr_storage &peer_address() const { return peer_; }
+    const BufferInfo &peer_buffer() const { return peer_buffer_; }
+
+    // Connects `client` to `server`: the server listens on its adapter's
+    // address at ND port `port`, both exchange BufferInfo as private data and
+    // ask for `read_limit` reads in flight each way (capped by the adapters).
+    // All on this thread. Throws.
+    friend void connect_pair(Endpoint &client, Endpoint &server, uint16_t port, ULONG read_limit);
+    // Graceful disconnect from the client's side (NdkDisconnect), then both
+    // connectors are closed. Failures are logged, not thrown.
+    friend void disconnect_pair(Endpoint &client, Endpoint &server);
+
+  private:
+    NDK_SGE sge(size_t offset, ULONG length) const;
+    void destroy() noexcept;
+    static VOID on_cq_notification(PVOID context, NTSTATUS status);
+    static VOID on_connect_event(PVOID context, NDK_CONNECTOR *connector);
+    static VOID on_disconnect_event(PVOID context);
+    void read_connection(NDK_CONNECTOR *connector);
+
+    const WskClient &wsk_;
+    softndk_adapter adapter_;
+    EndpointOptions options_;
+    NDK_ADAPTER *ndk_adapter_ = nullptr;
+    NDK_ADAPTER_INFO info_{};
+    NDK_PD *pd_ = nullptr;
+    NDK_CQ *cq_ = nullptr;
+    NDK_QP *qp_ = nullptr;
+    NDK_MR *mr_ = nullptr;
+    bool registered_ = false;
+    PMDL mdl_ = nullptr;
+    uint8_t *buffer_ = nullptr;
+    uint32_t local_token_ = 0;
+    uint32_t remote_token_ = 0;
+
+    NDK_LISTENER *listener_ = nullptr;
+    NDK_CONNECTOR *connector_ = nullptr;
+    bool connected_ = false;
+    KEVENT connect_event_;               // listener: a connection request arrived
+    NDK_CONNECTOR *incoming_ = nullptr;  // written before connect_event_ is set
+    KEVENT peer_gone_;                   // the peer disconnected
+    // Kept here, not on a stack, so that a request still pending when an
+    // exception unwinds completes into live memory (closing waits for it).
+    Completion connect_done_, accept_done_;
+    sockaddr_storage local_{}, peer_{};
+    BufferInfo peer_buffer_{};
+};
+
+void connect_pair(Endpoint &client, Endpoint &server, uint16_t port, ULONG read_limit);
+void disconnect_pair(Endpoint &client, Endpoint &server);
+
+}  // namespace softndk::tool
