@@ -36,21 +36,49 @@ void write_status(hw::ResponseHeader &response, size_t response_bytes, uint32_t 
 
 }  // namespace
 
-std::unique_ptr<DaemonClient> DaemonClient::connect(const std::string &socket_path,
-                                                    uint32_t if_index, std::string &error) {
+namespace {
+
+UniqueFd connect_socket(const std::string &socket_path, std::string &error) {
     sockaddr_un address{};
     address.sun_family = AF_UNIX;
     if (socket_path.size() >= sizeof(address.sun_path)) {
         error = "SOFTNDK_SOCKET: path too long: " + socket_path;
-        return nullptr;
+        return UniqueFd();
     }
     std::memcpy(address.sun_path, socket_path.c_str(), socket_path.size());
     UniqueFd s(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
     if (!s || ::connect(s.get(), reinterpret_cast<sockaddr *>(&address), sizeof(address)) != 0) {
         error = "SOFTNDK_MODE=daemon: cannot reach the SoftNDK daemon at " + socket_path + " (" +
                 std::strerror(errno) + "); start it with `softndk rnic` or set SOFTNDK_SOCKET";
-        return nullptr;
+        return UniqueFd();
     }
+    return s;
+}
+
+}  // namespace
+
+bool DaemonClient::query_status(const std::string &socket_path, uint32_t if_index,
+                                DaemonStatusResponse &status, std::string &error) {
+    UniqueFd s = connect_socket(socket_path, error);
+    if (!s) return false;
+    std::unique_ptr<DaemonClient> client(new DaemonClient(std::move(s)));
+    DaemonStatusRequest rq{};
+    rq.header = {kDaemonStatus, sizeof(rq), 0};
+    rq.if_index = if_index;
+    status = DaemonStatusResponse{};
+    const int32_t st = client->execute(rq.header, status.header, sizeof(status));
+    if (st != status::kSuccess) {
+        error = "SoftNDK daemon at " + socket_path + " did not answer (status " +
+                std::to_string(st) + ")";
+        return false;
+    }
+    return true;
+}
+
+std::unique_ptr<DaemonClient> DaemonClient::connect(const std::string &socket_path,
+                                                    uint32_t if_index, std::string &error) {
+    UniqueFd s = connect_socket(socket_path, error);
+    if (!s) return nullptr;
     std::unique_ptr<DaemonClient> client(new DaemonClient(std::move(s)));
     DaemonStatusRequest rq{};
     rq.header = {kDaemonStatus, sizeof(rq), 0};
@@ -161,8 +189,7 @@ int32_t DaemonClient::register_mr(const hw::CommandHeader &request, hw::Response
     }
     rq.memory = hw::MemoryHandle{0, 0, va, rq.memory.bytes, 0};
     const int fd = mirror.fd();
-    const int32_t s =
-        round_trip(rq.header, response, response_bytes, std::span(&fd, 1), received);
+    const int32_t s = round_trip(rq.header, response, response_bytes, std::span(&fd, 1), received);
     if (s != status::kSuccess) {
         mirror.release(va, rq.length);
         return s;

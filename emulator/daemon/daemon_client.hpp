@@ -33,9 +33,14 @@ class DaemonClient final : public DeviceClient {
   public:
     // Connects to the daemon at `socket_path` and checks that it has adapter `if_index`.
     // nullptr with `error` set otherwise.
-    static std::unique_ptr<DaemonClient> connect(const std::string &socket_path,
-                                                 uint32_t if_index, std::string &error);
+    static std::unique_ptr<DaemonClient> connect(const std::string &socket_path, uint32_t if_index,
+                                                 std::string &error);
     ~DaemonClient() override;  // detaches if attached, then closes the socket
+
+    // Asks the daemon at `socket_path` for its status (kDaemonStatus; `if_index` 0 =
+    // the daemon alone) without attaching. False with `error` set if it cannot.
+    static bool query_status(const std::string &socket_path, uint32_t if_index,
+                             struct DaemonStatusResponse &status, std::string &error);
 
     int32_t execute(const hw::CommandHeader &request, hw::ResponseHeader &response,
                     size_t response_bytes, std::span<const int> fds = {}) override;

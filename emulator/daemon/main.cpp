@@ -1,169 +1,19 @@
-// softndk-rnic - the SoftNDK virtual RNIC as a daemon (`softndk rnic` runs this).
-//
-//   softndk-rnic [--socket PATH] [--config FILE] [--adapter SPEC]... [--foreground]
-//                [--log-level LEVEL] [--spin-us N]
-//
-// Serves until SIGINT/SIGTERM, then detaches every client and removes the socket.
-// Prints "softndk rnic: listening on PATH" to stdout once clients can connect.
-// Exit codes (docs/conventions.md): 0 clean shutdown, 1 runtime failure, 2 usage error.
+// softndk-rnic - the SoftNDK virtual RNIC as a daemon, the same program as
+// `softndk rnic` (daemon/cli.hpp has the command line and exit codes).
 #include <CLI/CLI.hpp>
 
-#include <chrono>
-#include <cstdio>
-#include <cstdlib>
-#include <string>
-#include <vector>
-
-#include "daemon/protocol.hpp"
-#include "daemon/server.hpp"
-#include "device/config.hpp"
-
-namespace {
-
-using softndk::emu::AdapterConfig;
-
-// "if_index=2,ipv4=127.0.0.2,alias=rnic1[,ipv6=...][,profile=...]"; ipv4/ipv6 repeat.
-bool parse_adapter(const std::string &spec, AdapterConfig &out, std::string &error) {
-    out = AdapterConfig{};
-    out.if_index = 0;
-    out.alias.clear();
-    std::string profile = "roce-default";
-    size_t pos = 0;
-    while (pos <= spec.size()) {
-        const size_t comma = std::min(spec.find(',', pos), spec.size());
-        const std::string item = spec.substr(pos, comma - pos);
-        pos = comma + 1;
-        if (item.empty()) continue;
-        const size_t eq = item.find('=');
-        if (eq == std::string::npos) {
-            error = "'" + item + "' is not KEY=VALUE";
-            return false;
-        }
-        const std::string key = item.substr(0, eq), value = item.substr(eq + 1);
-        if (key == "if_index") {
-            char *end = nullptr;
-            const unsigned long v = std::strtoul(value.c_str(), &end, 10);
-            if (value.empty() || *end != '\0' || v == 0 || v > 0xffffffffu) {
-                error = "bad if_index '" + value + "'";
-                return false;
-            }
-            out.if_index = static_cast<uint32_t>(v);
-        } else if (key == "ipv4" || key == "ipv6") {
-            softndk::wire::IpAddr ip;
-            if (!softndk::emu::parse_ip(value, ip) || ip.is_v4() != (key == "ipv4")) {
-                error = "bad " + key + " address '" + value + "'";
-                return false;
-            }
-            out.addresses.push_back(ip);
-        } else if (key == "alias") {
-            out.alias = value;
-        } else if (key == "profile") {
-            profile = value;
-        } else {
-            error = "unknown key '" + key + "' (if_index, ipv4, ipv6, alias, profile)";
-            return false;
-        }
-    }
-    if (out.if_index == 0) {
-        error = "if_index is required";
-        return false;
-    }
-    if (out.addresses.empty()) {
-        error = "at least one ipv4= or ipv6= address is required";
-        return false;
-    }
-    auto p = softndk::emu::find_profile(profile);
-    if (!p) {
-        error = "unknown profile '" + profile + "'";
-        return false;
-    }
-    out.profile = *p;
-    if (out.alias.empty()) out.alias = "rnic" + std::to_string(out.if_index - 1);
-    return true;
-}
-
-}  // namespace
+#include "daemon/cli.hpp"
 
 int main(int argc, char **argv) {
     CLI::App app{"SoftNDK virtual RNIC daemon: consumer processes attach with SOFTNDK_MODE=daemon",
                  "softndk rnic"};
-    std::string socket_path;
-    std::string config_path;
-    std::vector<std::string> adapter_specs;
-    bool foreground = true;
-    std::string log_level = "info";
-    unsigned spin_us = 25;
-    app.add_option("--socket", socket_path,
-                   "control socket (default: SOFTNDK_SOCKET, $XDG_RUNTIME_DIR/softndk.sock or "
-                   "/tmp/softndk-$UID.sock)");
-    app.add_option("--config", config_path, "INI file of adapters (the SOFTNDK_CONFIG format)");
-    app.add_option("--adapter", adapter_specs,
-                   "an adapter: if_index=N,ipv4=A[,ipv6=A][,alias=NAME][,profile=P] (repeatable)");
-    app.add_flag("--foreground,!--background", foreground,
-                 "stay in the foreground (the only mode: use a service manager to detach)");
-    app.add_option("--log-level", log_level, "trace, debug, info, warn, error or off")
-        ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "off"}));
-    app.add_option("--spin-us", spin_us,
-                   "microseconds the device thread polls before it sleeps (0 = never spin)")
-        ->check(CLI::Range(0u, 100000u));
+    softndk::emu::daemon::RnicCommandLine command_line;
+    softndk::emu::daemon::add_rnic_options(app, command_line);
     try {
         app.parse(argc, argv);
-    } catch (const CLI::CallForHelp &e) {
-        return app.exit(e);
-    } catch (const CLI::CallForAllHelp &e) {
-        return app.exit(e);
     } catch (const CLI::ParseError &e) {
-        app.exit(e);
-        return 2;
+        const int code = app.exit(e);  // help to stdout, errors to stderr
+        return code == 0 ? 0 : 2;
     }
-    if (!foreground) {
-        std::fprintf(stderr, "softndk rnic: --background is not supported; run it under a "
-                             "service manager\n");
-        return 2;
-    }
-    // Every SoftNDK logger reads SOFTNDK_LOG_LEVEL at first use.
-    ::setenv("SOFTNDK_LOG_LEVEL", log_level.c_str(), 1);
-
-    softndk::emu::daemon::DaemonOptions options;
-    options.socket_path = socket_path;
-    options.spin = std::chrono::microseconds(spin_us);
-    std::string error;
-    if (!config_path.empty() &&
-        !softndk::emu::load_adapter_config(config_path, options.adapters, error)) {
-        std::fprintf(stderr, "softndk rnic: --config %s: %s\n", config_path.c_str(), error.c_str());
-        return 2;
-    }
-    for (const auto &spec : adapter_specs) {
-        AdapterConfig a;
-        if (!parse_adapter(spec, a, error)) {
-            std::fprintf(stderr, "softndk rnic: --adapter %s: %s\n", spec.c_str(), error.c_str());
-            return 2;
-        }
-        for (const auto &other : options.adapters) {
-            if (other.if_index == a.if_index) {
-                std::fprintf(stderr, "softndk rnic: --adapter %s: if_index %u already used\n",
-                             spec.c_str(), a.if_index);
-                return 2;
-            }
-        }
-        options.adapters.push_back(std::move(a));
-    }
-    if (options.adapters.empty()) {
-        if (const char *env = std::getenv("SOFTNDK_CONFIG"); env != nullptr && *env != '\0') {
-            if (!softndk::emu::load_adapter_config(env, options.adapters, error)) {
-                std::fprintf(stderr, "softndk rnic: SOFTNDK_CONFIG %s: %s\n", env, error.c_str());
-                return 2;
-            }
-        }
-    }
-    try {
-        softndk::emu::daemon::Daemon daemon(std::move(options));
-        std::printf("softndk rnic: listening on %s\n", daemon.socket_path().c_str());
-        std::fflush(stdout);
-        daemon.run();
-    } catch (const std::exception &e) {
-        std::fprintf(stderr, "softndk rnic: %s\n", e.what());
-        return 1;
-    }
-    return 0;
+    return softndk::emu::daemon::run_rnic(command_line);
 }

@@ -1,21 +1,30 @@
 // End-to-end tests: the real programs (examples/pingpong, tools/softndk) run as
-// child processes on the embedded device; the tests check exit codes, what
-// goes to stdout and stderr, and parse the JSON reports.
+// child processes; the tests check exit codes, what goes to stdout and stderr,
+// and parse the JSON reports. Tests tagged [e2e] run twice: on the embedded
+// device and, under tests/support/with-daemon.sh, through `softndk rnic`. Tests
+// tagged [cross-process] start daemons of their own: two consumer processes
+// meet in one daemon, and one of them dies.
 #define CATCH_CONFIG_MAIN
 #include <catch2/catch.hpp>
 
+#include <fcntl.h>
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 // Boost.JSON, header-only: the implementation is compiled into this one file.
 #include <boost/json/src.hpp>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <memory>
 #include <regex>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace {
@@ -61,28 +70,85 @@ const fs::path &scratch() {
     return dir;
 }
 
-// Runs `program args...` with `env` (NAME=value, may be empty) under a time
-// limit, capturing stdout and stderr.
-Run run(const std::string &program, const std::vector<std::string> &args,
-        const std::string &env = "") {
+// A child process: `program args...` with extra environment `env` (NAME=value
+// each), stdout and stderr to files in scratch(), stdin from /dev/null.
+struct Child {
+    pid_t pid = -1;
+    std::string command;  // for messages
+    fs::path out, err;
+};
+
+Child spawn(const std::string &program, const std::vector<std::string> &args,
+            const std::vector<std::string> &env = {}) {
     static int counter = 0;
-    const fs::path out = scratch() / ("out" + std::to_string(counter));
-    const fs::path err = scratch() / ("err" + std::to_string(counter++));
-    std::string command = env.empty() ? "" : "env " + quote(env) + " ";
-    command += "timeout -k 5 120 " + quote(program);
+    Child c;
+    c.out = scratch() / ("out" + std::to_string(counter));
+    c.err = scratch() / ("err" + std::to_string(counter++));
+    for (const auto &e : env)
+        c.command += quote(e) + " ";
+    c.command += quote(program);
     for (const auto &a : args)
-        command += " " + quote(a);
-    command += " >" + quote(out.string()) + " 2>" + quote(err.string()) + " </dev/null";
-    const int status = std::system(command.c_str());
+        c.command += " " + quote(a);
+    std::vector<char *> argv{const_cast<char *>(program.c_str())};
+    for (const auto &a : args)
+        argv.push_back(const_cast<char *>(a.c_str()));
+    argv.push_back(nullptr);
+    std::fflush(nullptr);
+    c.pid = fork();
+    REQUIRE(c.pid >= 0);
+    if (c.pid == 0) {
+        for (const auto &e : env) {
+            const size_t eq = e.find('=');
+            setenv(e.substr(0, eq).c_str(), e.substr(eq + 1).c_str(), 1);
+        }
+        const int in = open("/dev/null", O_RDONLY);
+        const int out = open(c.out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        const int err = open(c.err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        if (in < 0 || out < 0 || err < 0) _exit(126);
+        dup2(in, 0);
+        dup2(out, 1);
+        dup2(err, 2);
+        execv(program.c_str(), argv.data());
+        _exit(127);
+    }
+    return c;
+}
+
+// Waits for `c` at most `limit`; a child still running then is killed and
+// reported as exit code 124, like timeout(1).
+Run wait(const Child &c, std::chrono::seconds limit = std::chrono::seconds(120)) {
+    const auto deadline = std::chrono::steady_clock::now() + limit;
+    int status = 0;
+    pid_t done = 0;
+    while ((done = waitpid(c.pid, &status, WNOHANG)) == 0 &&
+           std::chrono::steady_clock::now() < deadline) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
     Run r;
-    r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-    r.out = slurp(out);
-    r.err = slurp(err);
-    INFO("command: " << command);
+    if (done == 0) {
+        kill(c.pid, SIGKILL);
+        waitpid(c.pid, &status, 0);
+        r.exit_code = 124;
+    } else {
+        r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    }
+    r.out = slurp(c.out);
+    r.err = slurp(c.err);
+    INFO("command: " << c.command);
     INFO("stdout:\n" << r.out);
     INFO("stderr:\n" << r.err);
-    CHECK(r.exit_code != 124);  // timeout(1): the program hung
+    CHECK(r.exit_code != 124);  // the program hung
     return r;
+}
+
+// Runs `program args...` with extra environment `env` under a time limit,
+// capturing stdout and stderr.
+Run run(const std::string &program, const std::vector<std::string> &args,
+        const std::vector<std::string> &env = {}) {
+    return wait(spawn(program, args, env));
+}
+Run run(const std::string &program, const std::vector<std::string> &args, const std::string &env) {
+    return run(program, args, std::vector<std::string>{env});
 }
 
 bool contains(const std::string &text, const std::string &pattern) {
@@ -93,11 +159,13 @@ const std::string kPingpong = SOFTNDK_E2E_PINGPONG;
 const std::string kSoftndk = SOFTNDK_E2E_SOFTNDK;
 
 // ibv_rc_pingpong's two summary lines and the address lines.
-void check_pingpong_report(const Run &r, unsigned long long size, unsigned iters) {
+void check_pingpong_report(const Run &r, unsigned long long size, unsigned iters,
+                           unsigned server_port = 18515) {
     INFO("stdout:\n" << r.out << "stderr:\n" << r.err);
     CHECK(r.exit_code == 0);
     CHECK(contains(r.out, "^  local address:  IP 127\\.0\\.0\\.1, port [0-9]+\n"));
-    CHECK(contains(r.out, "\n  remote address: IP 127\\.0\\.0\\.1, port 18515\n"));
+    CHECK(contains(r.out, "\n  remote address: IP 127\\.0\\.0\\.1, port " +
+                              std::to_string(server_port) + "\n"));
     CHECK(contains(r.out, "\n" + std::to_string(size * iters * 2) +
                               " bytes in [0-9.]+ seconds = [0-9.]+ Mbit/sec\n"));
     CHECK(contains(
@@ -108,10 +176,79 @@ const char kTwoAdapters[] =
     "[adapter rnic0]\nif_index = 1\nipv4 = 127.0.0.1\nipv6 = ::1\n\n"
     "[adapter rnic1]\nif_index = 7\nipv4 = 127.0.0.2\nprofile = iwarp-default\n";
 
-std::string two_adapter_config() {
+bool daemon_mode() {
+    const char *mode = std::getenv("SOFTNDK_MODE");
+    return mode != nullptr && std::string(mode) == "daemon";
+}
+
+// A `softndk rnic` of the test's own, on a fresh socket, with extra environment
+// `env` (e.g. SOFTNDK_CONFIG). Stopped with SIGTERM and reaped when it goes.
+class Daemon {
+  public:
+    explicit Daemon(const std::vector<std::string> &env = {}) {
+        static int counter = 0;
+        socket_ = (scratch() / ("rnic" + std::to_string(counter++) + ".sock")).string();
+        child_ = spawn(kSoftndk, {"rnic", "--socket", socket_, "--log-level", "info"}, env);
+        for (int i = 0; i < 400 && !listening(); ++i)
+            std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        INFO("daemon stderr:\n" << log());
+        REQUIRE(listening());
+    }
+    ~Daemon() {
+        kill(child_.pid, SIGTERM);
+        int status = 0;
+        waitpid(child_.pid, &status, 0);
+    }
+    Daemon(const Daemon &) = delete;
+    Daemon &operator=(const Daemon &) = delete;
+
+    // What consumers need to attach to this daemon.
+    std::vector<std::string> env() const {
+        return {"SOFTNDK_MODE=daemon", "SOFTNDK_SOCKET=" + socket_};
+    }
+    bool alive() const { return waitpid(child_.pid, nullptr, WNOHANG) == 0; }
+    std::string log() const { return slurp(child_.err); }
+
+    // `softndk rnic --status`, as key -> value.
+    std::map<std::string, std::string> status() const {
+        const Run r = run(kSoftndk, {"rnic", "--status", "--socket", socket_});
+        REQUIRE(r.exit_code == 0);
+        std::map<std::string, std::string> fields;
+        std::istringstream in(r.out);
+        std::string item;
+        while (in >> item) {
+            const size_t eq = item.find('=');
+            if (eq != std::string::npos) fields[item.substr(0, eq)] = item.substr(eq + 1);
+        }
+        return fields;
+    }
+
+  private:
+    bool listening() const { return slurp(child_.out).find("listening on") != std::string::npos; }
+
+    Child child_;
+    std::string socket_;
+};
+
+// The environment for a run on two adapters (rnic0 and rnic1, if_index 7). In
+// daemon mode the adapters live in the daemon, which reads the same file, so
+// the test starts a daemon of its own with it.
+struct TwoAdapters {
+    std::unique_ptr<Daemon> daemon;
+    std::vector<std::string> env;
+};
+
+TwoAdapters two_adapters() {
     const fs::path path = scratch() / "two.ini";
     std::ofstream(path) << kTwoAdapters;
-    return "SOFTNDK_CONFIG=" + path.string();
+    TwoAdapters t;
+    t.env.push_back("SOFTNDK_CONFIG=" + path.string());
+    if (daemon_mode()) {
+        t.daemon = std::make_unique<Daemon>(t.env);
+        const auto attach = t.daemon->env();
+        t.env.insert(t.env.end(), attach.begin(), attach.end());
+    }
+    return t;
 }
 
 // Parses softndk's JSON report; FAILs (and returns null) if it is not JSON.
@@ -159,8 +296,8 @@ TEST_CASE("pingpong: odd sizes, a small receive depth, and a second adapter", "[
     // 13 bytes: not a multiple of the 8-byte pattern words; rx depth 2
     // refills after every message.
     check_pingpong_report(run(kPingpong, {"-l", "-s", "13", "-r", "2", "-n", "50"}), 13, 50);
-    const Run r =
-        run(kPingpong, {"-l", "-d", "rnic1", "-p", "4000", "-n", "20"}, two_adapter_config());
+    const TwoAdapters adapters = two_adapters();
+    const Run r = run(kPingpong, {"-l", "-d", "rnic1", "-p", "4000", "-n", "20"}, adapters.env);
     CHECK(r.exit_code == 0);
     CHECK(contains(r.out, "remote address: IP 127\\.0\\.0\\.2, port 4000\n"));
 }
@@ -279,10 +416,11 @@ TEST_CASE("softndk perf prints perftest's tables", "[e2e][perf]") {
 }
 
 TEST_CASE("softndk perf between two adapters", "[e2e][perf]") {
+    const TwoAdapters adapters = two_adapters();
     const Run r = run(
         kSoftndk,
         {"perf", "-t", "write", "--lat", "-d", "rnic0", "--server-dev", "7", "-n", "50", "--json"},
-        two_adapter_config());
+        adapters.env);
     REQUIRE(r.exit_code == 0);
     const boost::json::value report = parse_json(r.out);
     const auto &o = report.as_object();
@@ -348,18 +486,19 @@ TEST_CASE("softndk --version names the tool, hardware ABI and NDK versions", "[e
 }
 
 TEST_CASE("softndk devices lists the configured adapters", "[e2e]") {
-    Run r = run(kSoftndk, {"devices"}, two_adapter_config());
+    const TwoAdapters adapters = two_adapters();
+    Run r = run(kSoftndk, {"devices"}, adapters.env);
     REQUIRE(r.exit_code == 0);
     CHECK(contains(r.out, "^hca_id:\trnic0\n"));
     CHECK(contains(r.out, "\nhca_id:\trnic1\n"));
     CHECK(contains(r.out, "transport: +iWARP \\(1\\)"));
     CHECK(contains(r.out, "MaxTransferLength: +[0-9]+"));
 
-    r = run(kSoftndk, {"devices", "-l"}, two_adapter_config());
+    r = run(kSoftndk, {"devices", "-l"}, adapters.env);
     REQUIRE(r.exit_code == 0);
     CHECK(contains(r.out, "rnic1 +\t +7\t127\\.0\\.0\\.2\n"));
 
-    r = run(kSoftndk, {"devices", "--json", "-d", "7"}, two_adapter_config());
+    r = run(kSoftndk, {"devices", "--json", "-d", "7"}, adapters.env);
     REQUIRE(r.exit_code == 0);
     const boost::json::value report = parse_json(r.out);
     const auto &devices = report.as_object().at("devices").as_array();
@@ -370,4 +509,102 @@ TEST_CASE("softndk devices lists the configured adapters", "[e2e]") {
     CHECK(d.at("profile").as_string() == "iwarp-default");
     CHECK(d.at("addresses").as_array().size() == 1);
     CHECK(number(d.at("limits").as_object().at("MaxTransferLength")) > 0);
+}
+
+// ---------------------------------------------------------------------------
+// Two consumer processes through one daemon
+// ---------------------------------------------------------------------------
+namespace {
+
+// Starts a pingpong server in the background, then runs the client against it,
+// retrying while the server is not listening yet. Returns {server, client}.
+std::pair<Run, Run> pingpong_pair(const Daemon &daemon, const std::vector<std::string> &args) {
+    std::vector<std::string> server_args = args;
+    const Child server = spawn(kPingpong, server_args, daemon.env());
+    std::vector<std::string> client_args = args;
+    client_args.insert(client_args.begin(), "127.0.0.1");
+    Run client;
+    for (int attempt = 0; attempt < 200; ++attempt) {
+        client = run(kPingpong, client_args, daemon.env());
+        if (client.exit_code != 1 || !contains(client.err, "STATUS_CONNECTION_REFUSED")) break;
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    return {wait(server), client};
+}
+
+}  // namespace
+
+TEST_CASE("pingpong server and client in two processes through the daemon",
+          "[cross-process][daemon]") {
+    Daemon daemon;
+    SECTION("1 MiB messages, verified") {
+        auto [server, client] = pingpong_pair(daemon, {"-p", "5001", "-s", "1m", "-n", "20"});
+        check_pingpong_report(client, 1 << 20, 20, 5001);
+        CHECK(server.exit_code == 0);
+        CHECK(contains(server.out, "\n20 iters in [0-9.]+ seconds"));
+    }
+    SECTION("10,000 small messages, none lost") {
+        auto [server, client] = pingpong_pair(daemon, {"-p", "5002", "-s", "8", "-n", "10000"});
+        check_pingpong_report(client, 8, 10000, 5002);
+        CHECK(server.exit_code == 0);
+        CHECK(contains(server.out, "\n10000 iters in [0-9.]+ seconds"));
+    }
+    SECTION("sleeping on CQ events") {
+        auto [server, client] =
+            pingpong_pair(daemon, {"-p", "5003", "-e", "-s", "4096", "-n", "500"});
+        check_pingpong_report(client, 4096, 500, 5003);
+        CHECK(server.exit_code == 0);
+    }
+    CHECK(daemon.alive());
+}
+
+TEST_CASE(
+    "A consumer killed mid-transfer: the daemon survives and frees its resources, "
+    "and the peer sees a disconnect",
+    "[cross-process][daemon]") {
+    Daemon daemon;
+    const std::vector<std::string> args{"-p", "5010", "-s", "65536", "-n", "100000000"};
+    const Child server = spawn(kPingpong, args, daemon.env());
+    std::vector<std::string> client_args = args;
+    client_args.insert(client_args.begin(), "127.0.0.1");
+    // Start the client once the server listens (two sessions = both attached),
+    // and let data flow for a while.
+    Child client;
+    for (int attempt = 0; attempt < 200; ++attempt) {
+        client = spawn(kPingpong, client_args, daemon.env());
+        std::this_thread::sleep_for(std::chrono::milliseconds(300));
+        if (waitpid(client.pid, nullptr, WNOHANG) == 0) break;  // still running: connected
+    }
+    REQUIRE(waitpid(client.pid, nullptr, WNOHANG) == 0);
+    {
+        const auto busy = daemon.status();
+        CHECK(busy.at("sessions") == "2");
+        CHECK(busy.at("contexts") == "2");
+    }
+
+    REQUIRE(kill(client.pid, SIGKILL) == 0);
+    const Run killed = wait(client, std::chrono::seconds(10));
+    CHECK(killed.exit_code == 128 + SIGKILL);
+
+    // The peer is told: its disconnect event fires and pingpong gives up.
+    const Run peer = wait(server, std::chrono::seconds(30));
+    CHECK(peer.exit_code == 1);
+    CHECK(contains(peer.err, "peer went away|disconnect"));
+
+    // The daemon lives on, with nothing left of either process.
+    REQUIRE(daemon.alive());
+    std::map<std::string, std::string> idle;
+    for (int i = 0; i < 200; ++i) {
+        idle = daemon.status();
+        if (idle.at("sessions") == "0" && idle.at("contexts") == "0") break;
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    CHECK(idle.at("sessions") == "0");
+    CHECK(idle.at("contexts") == "0");
+    CHECK(contains(daemon.log(), "pid " + std::to_string(client.pid) + ": ctx#[0-9]+ detached"));
+
+    // And serves the next pair as if nothing had happened.
+    auto [server2, client2] = pingpong_pair(daemon, {"-p", "5011", "-n", "100"});
+    check_pingpong_report(client2, 4096, 100, 5011);
+    CHECK(server2.exit_code == 0);
 }

@@ -2,6 +2,7 @@
 //
 //   softndk perf      perftest's ib_{send,write,read}_{lat,bw}, both ends in this process
 //   softndk devices   the virtual adapters (ibv_devices / ibv_devinfo)
+//   softndk rnic      the virtual RNIC daemon that SOFTNDK_MODE=daemon consumers attach to
 //   softndk --version tool version, hardware ABI version, NDK version
 //
 // Exit codes (docs/conventions.md): 0 success, 1 runtime failure (message on
@@ -15,6 +16,7 @@
 #include <map>
 #include <string>
 
+#include "daemon/cli.hpp"
 #include "devices.hpp"
 #include "log.hpp"
 #include "ndk.hpp"
@@ -59,12 +61,17 @@ const char kEnvironment[] =
     "  SOFTNDK_CONFIG     INI file of virtual adapters (default: one adapter, rnic0,\n"
     "                     if_index 1, 127.0.0.1 and ::1)\n"
     "  SOFTNDK_LOG_LEVEL  trace|debug|info|warn|error|off (default warn); logs go to stderr\n"
-    "  SOFTNDK_MODE       embedded (default)\n";
+    "  SOFTNDK_MODE       embedded (default: the device runs in this process) or daemon\n"
+    "                     (attach to `softndk rnic`)\n"
+    "  SOFTNDK_SOCKET     the daemon's control socket (default $XDG_RUNTIME_DIR/softndk.sock,\n"
+    "                     else /tmp/softndk-$UID.sock)\n";
 
 void add_perf(CLI::App &app, PerfOptions &o, std::string &mode, bool &lat, bool &bw) {
     auto *perf = app.add_subcommand(
         "perf",
-        "perftest's ib_{send,write,read}_{lat,bw}: connects two ends through the embedded device "
+        "perftest's ib_{send,write,read}_{lat,bw}: connects two ends through the device (embedded, "
+        "or "
+        "the daemon with SOFTNDK_MODE=daemon) "
         "and runs them on one thread (both ends; no busy-polling thread per end).");
     perf->footer(
         "Latency is one way (half a round trip) for send and write, the whole round trip for\n"
@@ -136,6 +143,11 @@ int main(int argc, char **argv) {
     add_perf(app, perf, mode, lat, bw);
     DevicesOptions devices;
     add_devices(app, devices);
+    softndk::emu::daemon::RnicCommandLine rnic;
+    auto *rnic_command = app.add_subcommand(
+        "rnic", "run the virtual RNIC daemon; consumers attach with SOFTNDK_MODE=daemon");
+    rnic_command->footer(kEnvironment);
+    softndk::emu::daemon::add_rnic_options(*rnic_command, rnic);
 
     try {
         app.parse(argc, argv);
@@ -151,6 +163,7 @@ int main(int argc, char **argv) {
             if (bw) perf.mode = Mode::kBandwidth;
             return run_perf(perf);
         }
+        if (command == "rnic") return softndk::emu::daemon::run_rnic(rnic);
         return run_devices(devices);
     } catch (const std::exception &e) {
         std::fflush(stdout);

@@ -1,0 +1,179 @@
+#include "daemon/cli.hpp"
+
+#include <CLI/CLI.hpp>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "daemon/daemon_client.hpp"
+#include "daemon/protocol.hpp"
+#include "daemon/server.hpp"
+#include "device/config.hpp"
+
+namespace softndk::emu::daemon {
+
+namespace {
+
+// "if_index=2,ipv4=127.0.0.2,alias=rnic1[,ipv6=...][,profile=...]"; ipv4/ipv6 repeat.
+bool parse_adapter(const std::string &spec, AdapterConfig &out, std::string &error) {
+    out = AdapterConfig{};
+    out.if_index = 0;
+    out.alias.clear();
+    std::string profile = "roce-default";
+    size_t pos = 0;
+    while (pos <= spec.size()) {
+        const size_t comma = std::min(spec.find(',', pos), spec.size());
+        const std::string item = spec.substr(pos, comma - pos);
+        pos = comma + 1;
+        if (item.empty()) continue;
+        const size_t eq = item.find('=');
+        if (eq == std::string::npos) {
+            error = "'" + item + "' is not KEY=VALUE";
+            return false;
+        }
+        const std::string key = item.substr(0, eq), value = item.substr(eq + 1);
+        if (key == "if_index") {
+            char *end = nullptr;
+            const unsigned long v = std::strtoul(value.c_str(), &end, 10);
+            if (value.empty() || *end != '\0' || v == 0 || v > 0xffffffffu) {
+                error = "bad if_index '" + value + "'";
+                return false;
+            }
+            out.if_index = static_cast<uint32_t>(v);
+        } else if (key == "ipv4" || key == "ipv6") {
+            softndk::wire::IpAddr ip;
+            if (!parse_ip(value, ip) || ip.is_v4() != (key == "ipv4")) {
+                error = "bad " + key + " address '" + value + "'";
+                return false;
+            }
+            out.addresses.push_back(ip);
+        } else if (key == "alias") {
+            out.alias = value;
+        } else if (key == "profile") {
+            profile = value;
+        } else {
+            error = "unknown key '" + key + "' (if_index, ipv4, ipv6, alias, profile)";
+            return false;
+        }
+    }
+    if (out.if_index == 0) {
+        error = "if_index is required";
+        return false;
+    }
+    if (out.addresses.empty()) {
+        error = "at least one ipv4= or ipv6= address is required";
+        return false;
+    }
+    auto p = find_profile(profile);
+    if (!p) {
+        error = "unknown profile '" + profile + "'";
+        return false;
+    }
+    out.profile = *p;
+    if (out.alias.empty()) out.alias = "rnic" + std::to_string(out.if_index - 1);
+    return true;
+}
+
+}  // namespace
+
+void add_rnic_options(CLI::App &app, RnicCommandLine &command_line) {
+    app.add_option("--socket", command_line.socket_path,
+                   "control socket (default: SOFTNDK_SOCKET, $XDG_RUNTIME_DIR/softndk.sock or "
+                   "/tmp/softndk-$UID.sock)");
+    app.add_option("--config", command_line.config_path,
+                   "INI file of adapters (the SOFTNDK_CONFIG format)");
+    app.add_option("--adapter", command_line.adapter_specs,
+                   "an adapter: if_index=N,ipv4=A[,ipv6=A][,alias=NAME][,profile=P] (repeatable)");
+    app.add_flag("--foreground,!--background", command_line.foreground,
+                 "stay in the foreground (the only mode: use a service manager to detach)");
+    app.add_option("--log-level", command_line.log_level, "trace, debug, info, warn, error or off")
+        ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "off"}));
+    app.add_option("--spin-us", command_line.spin_us,
+                   "microseconds the device thread polls before it sleeps (0 = never spin)")
+        ->check(CLI::Range(0u, 100000u));
+    app.add_flag("--status", command_line.status,
+                 "print the running daemon's pid, sessions, adapters and live contexts, and exit");
+}
+
+namespace {
+
+int print_status(const RnicCommandLine &command_line) {
+    const std::string path =
+        command_line.socket_path.empty() ? default_socket_path() : command_line.socket_path;
+    DaemonStatusResponse status{};
+    std::string error;
+    if (!DaemonClient::query_status(path, 0, status, error)) {
+        std::fprintf(stderr, "softndk rnic --status: %s\n", error.c_str());
+        return 1;
+    }
+    // One line, key=value, so scripts and tests can read it. `sessions` counts the
+    // consumers' control connections: this query's own is left out.
+    std::printf("pid=%u socket=%s sessions=%u adapters=%u contexts=%u sleeps=%llu wakeups=%llu\n",
+                status.daemon_pid, path.c_str(), status.sessions - 1, status.adapters,
+                status.serviced_contexts, static_cast<unsigned long long>(status.device_sleeps),
+                static_cast<unsigned long long>(status.device_wakeups));
+    return 0;
+}
+
+}  // namespace
+
+int run_rnic(const RnicCommandLine &command_line) {
+    if (command_line.status) return print_status(command_line);
+    if (!command_line.foreground) {
+        std::fprintf(stderr,
+                     "softndk rnic: --background is not supported; run it under a "
+                     "service manager\n");
+        return 2;
+    }
+    // Every SoftNDK logger reads SOFTNDK_LOG_LEVEL at first use.
+    ::setenv("SOFTNDK_LOG_LEVEL", command_line.log_level.c_str(), 1);
+
+    DaemonOptions options;
+    options.socket_path = command_line.socket_path;
+    options.spin = std::chrono::microseconds(command_line.spin_us);
+    std::string error;
+    if (!command_line.config_path.empty() &&
+        !load_adapter_config(command_line.config_path, options.adapters, error)) {
+        std::fprintf(stderr, "softndk rnic: --config %s: %s\n", command_line.config_path.c_str(),
+                     error.c_str());
+        return 2;
+    }
+    for (const auto &spec : command_line.adapter_specs) {
+        AdapterConfig a;
+        if (!parse_adapter(spec, a, error)) {
+            std::fprintf(stderr, "softndk rnic: --adapter %s: %s\n", spec.c_str(), error.c_str());
+            return 2;
+        }
+        for (const auto &other : options.adapters) {
+            if (other.if_index == a.if_index) {
+                std::fprintf(stderr, "softndk rnic: --adapter %s: if_index %u already used\n",
+                             spec.c_str(), a.if_index);
+                return 2;
+            }
+        }
+        options.adapters.push_back(std::move(a));
+    }
+    if (options.adapters.empty()) {
+        if (const char *env = std::getenv("SOFTNDK_CONFIG"); env != nullptr && *env != '\0') {
+            if (!load_adapter_config(env, options.adapters, error)) {
+                std::fprintf(stderr, "softndk rnic: SOFTNDK_CONFIG %s: %s\n", env, error.c_str());
+                return 2;
+            }
+        }
+    }
+    try {
+        Daemon daemon(std::move(options));
+        std::printf("softndk rnic: listening on %s\n", daemon.socket_path().c_str());
+        std::fflush(stdout);
+        daemon.run();
+    } catch (const std::exception &e) {
+        std::fprintf(stderr, "softndk rnic: %s\n", e.what());
+        return 1;
+    }
+    return 0;
+}
+
+}  // namespace softndk::emu::daemon

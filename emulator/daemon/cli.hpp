@@ -1,0 +1,40 @@
+// cli.hpp - the command line of the virtual RNIC daemon, shared by `softndk rnic`
+// (tools/softndk) and the standalone softndk-rnic executable.
+//
+//   softndk rnic [--socket PATH] [--config FILE] [--adapter SPEC]... [--foreground]
+//                [--log-level LEVEL] [--spin-us N]
+//
+// Serves until SIGINT/SIGTERM, then detaches every client and removes the socket.
+// Prints "softndk rnic: listening on PATH" to stdout once clients can connect.
+// `softndk rnic --status` instead asks the daemon on the socket for its sessions and
+// contexts (exit 1 if none answers), e.g. to check that a dead client was cleaned up.
+// Exit codes (docs/conventions.md): 0 clean shutdown, 1 runtime failure, 2 usage error.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace CLI {
+class App;
+}
+
+namespace softndk::emu::daemon {
+
+struct RnicCommandLine {
+    std::string socket_path;
+    std::string config_path;
+    std::vector<std::string> adapter_specs;
+    bool foreground = true;
+    std::string log_level = "info";
+    unsigned spin_us = 25;
+    bool status = false;  // --status: query the running daemon instead of starting one
+};
+
+// Adds the daemon's options to `app` (the top-level app or a subcommand).
+void add_rnic_options(CLI::App &app, RnicCommandLine &command_line);
+
+// Validates what add_rnic_options parsed, builds the adapters and serves. Returns
+// the exit code.
+int run_rnic(const RnicCommandLine &command_line);
+
+}  // namespace softndk::emu::daemon
