@@ -147,12 +147,10 @@ void Adapter::ring(Bell bell, uint32_t queue) {
         log().error("{}: queue number {} outside the doorbell bitmap", name(), queue);
         return;
     }
-    hw::DoorbellBitmaps &b = control_->doorbells;
-    uint64_t *words = bell == Bell::kSend      ? b.send_queue
-                      : bell == Bell::kReceive ? b.receive_queue
-                                               : b.completion_queue;
-    std::atomic_ref(words[queue / 64])
-        .fetch_or(uint64_t{1} << (queue % 64), std::memory_order_release);
+    const hw::DoorbellKind kind = bell == Bell::kSend      ? hw::DoorbellKind::kSendQueue
+                                  : bell == Bell::kReceive ? hw::DoorbellKind::kReceiveQueue
+                                                           : hw::DoorbellKind::kCompletionQueue;
+    hw::set_doorbell(control_->doorbells, kind, queue);
     client_->ring();
 }
 

@@ -29,11 +29,13 @@ long wait_any(std::vector<struct futex_waitv> &waiters, std::chrono::nanoseconds
                      CLOCK_MONOTONIC);
 }
 
-struct futex_waitv waiter(hw::CacheLineU32 &word, bool shared) {
-    struct futex_waitv w{};
+// A shared (not FUTEX_PRIVATE_FLAG) waiter: it pairs with futex_wake() from this or
+// any other process that maps the word.
+struct futex_waitv waiter(hw::CacheLineU32 &word) {
+    struct futex_waitv w {};
     w.val = 1;
     w.uaddr = reinterpret_cast<uint64_t>(&word.value);
-    w.flags = FUTEX_32 | (shared ? 0 : FUTEX_PRIVATE_FLAG);
+    w.flags = FUTEX_32;
     return w;
 }
 
@@ -77,14 +79,12 @@ void DoorbellThread::poke() {
 }
 
 bool DoorbellThread::pending(const Entry &e) {
-    const auto &d = e.page()->doorbells;
+    // The summaries are set after the words (hw_interface.hpp §7), and before the
+    // provider's fence and look at device_sleeping: they alone say whether to sleep.
+    auto &d = const_cast<hw::DoorbellBitmaps &>(e.page()->doorbells);
     uint64_t any = 0;
-    for (uint32_t w = 0; w < hw::kDoorbellBitmapWords; ++w) {
-        any |= std::atomic_ref(const_cast<uint64_t &>(d.send_queue[w])).load(std::memory_order_relaxed);
-        any |= std::atomic_ref(const_cast<uint64_t &>(d.receive_queue[w])).load(std::memory_order_relaxed);
-        any |= std::atomic_ref(const_cast<uint64_t &>(d.completion_queue[w])).load(std::memory_order_relaxed);
-        any |= std::atomic_ref(const_cast<uint64_t &>(d.shared_receive_queue[w])).load(std::memory_order_relaxed);
-    }
+    for (uint64_t &summary : d.summary)
+        any |= std::atomic_ref(summary).load(std::memory_order_relaxed);
     return any != 0;
 }
 
@@ -134,19 +134,25 @@ void DoorbellThread::run() {
         if (found) continue;
         // Sleep on every context's device_sleeping word and the control word.
         waiters.clear();
-        waiters.push_back(waiter(control_word_, false));
+        // Shared, like every futex here: poke() wakes it with futex_wake(), a plain
+        // (shared) FUTEX_WAKE, which never reaches a FUTEX_PRIVATE_FLAG waiter.
+        // A private waiter here lost every poke, so a context attached while the
+        // thread slept waited out the 1 s timeout before its first doorbell.
+        waiters.push_back(waiter(control_word_));
         announce_sleep(control_word_);
         for (const auto &e : local) {
             if (waiters.size() == kMaxWaiters) break;
-            waiters.push_back(waiter(e->page()->wake.device_sleeping, true));
-            std::atomic_ref(e->page()->wake.device_sleeping.value).store(1, std::memory_order_relaxed);
+            waiters.push_back(waiter(e->page()->wake.device_sleeping));
+            std::atomic_ref(e->page()->wake.device_sleeping.value)
+                .store(1, std::memory_order_relaxed);
         }
         wake_fence();
         const bool all_covered = local.size() < kMaxWaiters;
         if (!changed() && !pass()) {
             sleeps_.fetch_add(1, std::memory_order_relaxed);
-            const long r = wait_any(waiters, all_covered ? std::chrono::seconds(1)
-                                                            : std::chrono::milliseconds(1));
+            const long r = wait_any(
+                waiters, all_covered ? std::chrono::seconds(1) : std::chrono::milliseconds(1));
+            if (r == 0) pokes_.fetch_add(1, std::memory_order_relaxed);  // waiters[0]: control word
             if (r > 0) wakeups_.fetch_add(1, std::memory_order_relaxed);
         }
         cancel_sleep(control_word_);

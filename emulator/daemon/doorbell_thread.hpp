@@ -11,8 +11,8 @@
 //          polls: never more busy threads than cores, and a client sharing this
 //          vCPU gets to run)
 //          still nothing -> announce_sleep() on EVERY context's device_sleeping
-//          (and on a private control word), fence, re-check every bitmap, then
-//          futex_waitv(all words == 1); cancel_sleep() on all of them when woken
+//          (and on its control word, which add/remove/stop poke), fence, re-check every bitmap,
+//          then futex_waitv(all words == 1); cancel_sleep() on all of them when woken
 //
 // No wake-up is lost, for the same reason as with one word: a client that published
 // a bit before the re-check is seen by it; one that publishes after sees its word at
@@ -61,6 +61,9 @@ class DoorbellThread {
     size_t contexts() const;
     uint64_t sleeps() const { return sleeps_.load(std::memory_order_relaxed); }
     uint64_t wakeups() const { return wakeups_.load(std::memory_order_relaxed); }
+    uint64_t pokes() const {
+        return pokes_.load(std::memory_order_relaxed);
+    }  // sleeps ended by poke()
 
   private:
     void run();
@@ -72,6 +75,7 @@ class DoorbellThread {
     std::vector<std::shared_ptr<const Entry>> entries_;
     std::atomic<uint32_t> version_{0};
     std::atomic<bool> stopping_{false};
+    std::atomic<uint64_t> pokes_{0};
     hw::CacheLineU32 control_word_{};  // private futex: entries changed / stop
     std::atomic<uint64_t> sleeps_{0};
     std::atomic<uint64_t> wakeups_{0};

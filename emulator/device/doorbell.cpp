@@ -14,8 +14,16 @@ void Device::service(uint32_t context) {
     counters_.add(Counter::doorbells);
     clock_.charge(cost().doorbell_ns);
     auto &bitmaps = c->page->doorbells;
-    auto for_each_bit = [](uint64_t *words, auto &&fn) {
-        for (uint32_t w = 0; w < hw::kDoorbellBitmapWords; ++w) {
+    // hw_interface.hpp §7: summary first, then only the words it names. Every
+    // index comes from a bit position, so nothing the consumer wrote can take
+    // the device outside the bitmaps.
+    auto for_each_bit = [&bitmaps](hw::DoorbellKind kind, auto &&fn) {
+        uint64_t *words = bitmaps.words(kind);
+        uint64_t summary = std::atomic_ref(bitmaps.summary[static_cast<uint32_t>(kind)])
+                               .exchange(0, std::memory_order_acquire);
+        while (summary != 0) {
+            const uint32_t w = static_cast<uint32_t>(std::countr_zero(summary));
+            summary &= summary - 1;
             uint64_t bits = std::atomic_ref(words[w]).exchange(0, std::memory_order_acquire);
             while (bits != 0) {
                 const int b = std::countr_zero(bits);
@@ -24,19 +32,19 @@ void Device::service(uint32_t context) {
             }
         }
     };
-    for_each_bit(bitmaps.send_queue, [&](uint32_t n) {
+    for_each_bit(hw::DoorbellKind::kSendQueue, [&](uint32_t n) {
         if (auto qp = find_qp(context, n)) {
             std::lock_guard lock(qp->mutex);
             if (!qp->destroyed) rc::requester_doorbell(*qp);
         }
     });
-    for_each_bit(bitmaps.receive_queue, [&](uint32_t n) {
+    for_each_bit(hw::DoorbellKind::kReceiveQueue, [&](uint32_t n) {
         if (auto qp = find_qp(context, n)) {
             std::lock_guard lock(qp->mutex);
             if (!qp->destroyed) rc::receive_doorbell(*qp);
         }
     });
-    for_each_bit(bitmaps.completion_queue, [&](uint32_t n) {
+    for_each_bit(hw::DoorbellKind::kCompletionQueue, [&](uint32_t n) {
         std::shared_ptr<Cq> cq;
         {
             std::shared_lock lock(objects_mutex_);
@@ -44,7 +52,7 @@ void Device::service(uint32_t context) {
         }
         if (cq) cq->arm_doorbell(clock_.now());
     });
-    for_each_bit(bitmaps.shared_receive_queue, [](uint32_t) {});
+    for_each_bit(hw::DoorbellKind::kSharedReceiveQueue, [](uint32_t) {});
     Fabric::drain();
 }
 

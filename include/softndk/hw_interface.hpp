@@ -40,13 +40,13 @@ namespace softndk::hw {
 
 // Bumped on any incompatible change to a struct in this file. The device
 // reports it in the attach response and the provider refuses a mismatch.
-inline constexpr uint32_t kAbiVersion = 1;
+inline constexpr uint32_t kAbiVersion = 2;  // 2: doorbell summary words
 
 // ---------------------------------------------------------------------------
 // 1. Units
 // ---------------------------------------------------------------------------
-inline constexpr uint32_t kSegmentBytes = 16;     // every WQE segment is 16 B
-inline constexpr uint32_t kWqeBasicBlock = 64;    // send WQEs occupy whole 64 B blocks
+inline constexpr uint32_t kSegmentBytes = 16;   // every WQE segment is 16 B
+inline constexpr uint32_t kWqeBasicBlock = 64;  // send WQEs occupy whole 64 B blocks
 inline constexpr uint32_t kCqeBytes = 64;
 inline constexpr uint32_t kEqeBytes = 64;
 inline constexpr uint32_t kPageBytes = 4096;
@@ -62,8 +62,12 @@ inline constexpr uint32_t kMaxWqeSegments = 255;  // CtrlSegment::segment_count 
 constexpr uint32_t make_token(uint32_t mpt_index, uint8_t variant) {
     return (mpt_index << 8) | variant;
 }
-constexpr uint32_t token_index(uint32_t token) { return token >> 8; }
-constexpr uint8_t token_variant(uint32_t token) { return static_cast<uint8_t>(token & 0xff); }
+constexpr uint32_t token_index(uint32_t token) {
+    return token >> 8;
+}
+constexpr uint8_t token_variant(uint32_t token) {
+    return static_cast<uint8_t>(token & 0xff);
+}
 
 // Access rights stored in an MPT entry.
 enum AccessFlags : uint8_t {
@@ -97,18 +101,18 @@ enum class WqeOpcode : uint8_t {
 
 // CtrlSegment::flags
 enum CtrlFlags : uint8_t {
-    kCtrlSignaled = 0x01,   // write a CQE on success (errors always write one)
-    kCtrlSolicited = 0x02,  // set SE on the last packet (SEND_AND_SOLICIT_EVENT)
-    kCtrlReadFence = 0x04,  // wait until every earlier READ on this SQ completed
-    kCtrlInline = 0x08,     // payload is in an InlineSegment, not data segments
+    kCtrlSignaled = 0x01,             // write a CQE on success (errors always write one)
+    kCtrlSolicited = 0x02,            // set SE on the last packet (SEND_AND_SOLICIT_EVENT)
+    kCtrlReadFence = 0x04,            // wait until every earlier READ on this SQ completed
+    kCtrlInline = 0x08,               // payload is in an InlineSegment, not data segments
     kCtrlReadLocalInvalidate = 0x10,  // READ: invalidate the first SGE's token on success
 };
 
 struct CtrlSegment {
     WqeOpcode opcode;
-    uint8_t flags;              // CtrlFlags
-    uint16_t wqe_index;         // low 16 bits of the SQ producer (WQEBB units) at this WQE
-    uint8_t segment_count;      // 16-byte segments in this WQE, this one included
+    uint8_t flags;          // CtrlFlags
+    uint16_t wqe_index;     // low 16 bits of the SQ producer (WQEBB units) at this WQE
+    uint8_t segment_count;  // 16-byte segments in this WQE, this one included
     uint8_t reserved0[3];
     uint32_t invalidate_token;  // kSendInvalidate: remote token; kLocalInvalidate: local token
     uint32_t reserved1;
@@ -141,8 +145,8 @@ struct InlineHeader {
 // kFastRegister: this segment, then ceil(page_count / 2) segments holding the
 // 8-byte adapter page addresses (NDK_LOGICAL_ADDRESS values).
 struct FastRegisterSegment {
-    uint32_t mr_token;        // the MR's token with the NEW variant byte
-    uint8_t access;           // AccessFlags
+    uint32_t mr_token;  // the MR's token with the NEW variant byte
+    uint8_t access;     // AccessFlags
     uint8_t reserved0;
     uint16_t first_byte_offset_low;  // FBO & 0xffff (FBO < kPageBytes)
     uint32_t page_count;
@@ -157,7 +161,7 @@ static_assert(sizeof(FastRegisterSegment) == 2 * kSegmentBytes);
 struct BindSegment {
     uint32_t mw_token;  // with the NEW variant byte
     uint32_t mr_token;
-    uint8_t access;     // AccessFlags (remote read/write)
+    uint8_t access;  // AccessFlags (remote read/write)
     uint8_t reserved0[7];
     // second 16-byte segment
     uint64_t iova;
@@ -174,8 +178,8 @@ inline constexpr uint32_t kRecvListEnd = 0x100;
 // 4. Completion queue entries
 // ---------------------------------------------------------------------------
 enum class CqeOpcode : uint8_t {
-    kRequester = 0x0,              // send-queue WQE finished successfully
-    kResponderSend = 0x2,          // receive consumed by a SEND
+    kRequester = 0x0,                // send-queue WQE finished successfully
+    kResponderSend = 0x2,            // receive consumed by a SEND
     kResponderSendInvalidate = 0x4,  // ... by a SEND with invalidate (token below)
     kRequesterError = 0xd,
     kResponderError = 0xe,
@@ -206,14 +210,14 @@ struct Cqe {
     uint64_t completion_time_ns;  // virtual-clock time at which the device wrote it
     uint32_t byte_count;          // bytes placed (receive CQEs)
     uint32_t qp_number;
-    uint32_t invalidated_token;   // kResponderSendInvalidate
-    uint32_t vendor_syndrome;     // detail for errors; becomes NDK ProviderErrorCode
-    uint16_t wqe_counter;         // SQ: wqe_index of the WQE; RQ/SRQ: slot index
-    WqeOpcode wqe_opcode;         // requester CQEs: the WQE's opcode
+    uint32_t invalidated_token;  // kResponderSendInvalidate
+    uint32_t vendor_syndrome;    // detail for errors; becomes NDK ProviderErrorCode
+    uint16_t wqe_counter;        // SQ: wqe_index of the WQE; RQ/SRQ: slot index
+    WqeOpcode wqe_opcode;        // requester CQEs: the WQE's opcode
     Syndrome syndrome;
-    uint8_t flags;                // CqeFlags
+    uint8_t flags;  // CqeFlags
     uint8_t reserved[34];
-    uint8_t op_own;               // bits 7..4 CqeOpcode, bit 0 owner
+    uint8_t op_own;  // bits 7..4 CqeOpcode, bit 0 owner
 };
 static_assert(sizeof(Cqe) == kCqeBytes);
 static_assert(offsetof(Cqe, op_own) == 63);
@@ -240,27 +244,27 @@ constexpr uint8_t expected_owner(uint64_t count, uint32_t log2_depth) {
 // 6. Event queue entries
 // ---------------------------------------------------------------------------
 enum class EqeType : uint8_t {
-    kCompletion = 0x00,        // object = CQ number; the CQ's arm was satisfied
-    kCqError = 0x04,           // object = CQ number; status = overflow or internal error
-    kQpFatal = 0x05,           // object = QP number; vendor = Syndrome
-    kSrqLimit = 0x14,          // object = SRQ number
-    kConnectRequest = 0x40,    // object = listener id; data0 = new connection id
-    kConnectReply = 0x41,      // object = connection id; status = accepted or why not
-    kEstablished = 0x42,       // object = connection id (accept side: peer completed)
-    kDisconnected = 0x43,      // object = connection id; the peer disconnected or died
-    kDisconnectDone = 0x44,    // object = connection id; our own disconnect finished
-    kConnectAborted = 0x45,    // object = connection id; peer abandoned establishment
+    kCompletion = 0x00,      // object = CQ number; the CQ's arm was satisfied
+    kCqError = 0x04,         // object = CQ number; status = overflow or internal error
+    kQpFatal = 0x05,         // object = QP number; vendor = Syndrome
+    kSrqLimit = 0x14,        // object = SRQ number
+    kConnectRequest = 0x40,  // object = listener id; data0 = new connection id
+    kConnectReply = 0x41,    // object = connection id; status = accepted or why not
+    kEstablished = 0x42,     // object = connection id (accept side: peer completed)
+    kDisconnected = 0x43,    // object = connection id; the peer disconnected or died
+    kDisconnectDone = 0x44,  // object = connection id; our own disconnect finished
+    kConnectAborted = 0x45,  // object = connection id; peer abandoned establishment
 };
 
 struct Eqe {
     uint64_t event_time_ns;
-    uint32_t object;   // CQ/QP/SRQ number, listener or connection id (see EqeType)
-    int32_t status;    // NTSTATUS carried by the event (0 = success)
+    uint32_t object;  // CQ/QP/SRQ number, listener or connection id (see EqeType)
+    int32_t status;   // NTSTATUS carried by the event (0 = success)
     uint64_t data0;
     uint64_t data1;
-    uint8_t type;      // EqeType
+    uint8_t type;  // EqeType
     uint8_t reserved[30];
-    uint8_t owner;     // bit 0
+    uint8_t owner;  // bit 0
 };
 static_assert(sizeof(Eqe) == kEqeBytes);
 static_assert(offsetof(Eqe, owner) == 63);
@@ -287,9 +291,9 @@ static_assert(sizeof(QueueDoorbell) == 128);
 enum class ArmType : uint32_t { kErrors = 0, kAny = 1, kSolicited = 2 };  // = NDK_CQ_NOTIFY_*
 
 struct CqDoorbell {
-    CacheLineU32 consumer;     // provider: CQEs consumed (free-running)
-    CacheLineU32 arm_type;     // provider: ArmType of the latest arm
-    CacheLineU32 arm_sequence; // provider: bumped by each arm, stored after arm_type
+    CacheLineU32 consumer;      // provider: CQEs consumed (free-running)
+    CacheLineU32 arm_type;      // provider: ArmType of the latest arm
+    CacheLineU32 arm_sequence;  // provider: bumped by each arm, stored after arm_type
 };
 static_assert(sizeof(CqDoorbell) == 192);
 
@@ -304,23 +308,51 @@ struct EqDoorbell {
 // clear the flag and FUTEX_WAKE. A device that is awake polls, so a doorbell
 // costs a few stores; only a sleeping device costs a system call.
 struct WakeWord {
-    CacheLineU32 device_sleeping;  // device -> provider: wake me (futex word)
-    CacheLineU32 host_sleeping;    // provider event thread -> device: wake me
+    CacheLineU32 device_sleeping;       // device -> provider: wake me (futex word)
+    CacheLineU32 host_sleeping;         // provider event thread -> device: wake me
     CacheLineU32 pending_bitmap_epoch;  // device: bumped when it drained doorbells
 };
 
-// Per-context doorbell bitmap: a provider that advanced a producer or armed a
-// CQ sets bit (queue number) in the matching bitmap with fetch_or; the device
-// exchanges whole words with zero and services every set bit. Spurious bits are
-// harmless (the device re-reads the producer), so a misbehaving consumer can
-// only waste the device's time.
+// Per-context doorbell bitmaps, two levels. A provider that advanced a producer or
+// armed a CQ calls set_doorbell(): it sets bit (queue number) in the word of the
+// matching kind, THEN bit (word index) in that kind's summary, both with fetch_or
+// (release). The device exchanges a kind's summary with zero (acquire), then
+// exchanges each word the summary names with zero and services every set bit.
+// A doorbell set between the two steps is either taken now or found by the next
+// pass through its summary bit, never lost; the summary spares the device from
+// reading all 64 words on every doorbell. Spurious bits are harmless (the device
+// re-reads the producer), so a misbehaving consumer can only waste the device's
+// time.
 inline constexpr uint32_t kDoorbellBitmapWords = 64;  // 4096 queues per kind
+enum class DoorbellKind : uint32_t {
+    kSendQueue = 0,
+    kReceiveQueue = 1,
+    kCompletionQueue = 2,  // arm doorbells
+    kSharedReceiveQueue = 3,
+};
+inline constexpr uint32_t kDoorbellKinds = 4;
 struct DoorbellBitmaps {
     uint64_t send_queue[kDoorbellBitmapWords];
     uint64_t receive_queue[kDoorbellBitmapWords];
     uint64_t completion_queue[kDoorbellBitmapWords];  // arm doorbells
     uint64_t shared_receive_queue[kDoorbellBitmapWords];
+    uint64_t summary[kDoorbellKinds];  // [kind] bit w: word w of that kind may be non-zero
+
+    uint64_t *words(DoorbellKind kind) {
+        return send_queue + static_cast<uint32_t>(kind) * kDoorbellBitmapWords;
+    }
 };
+static_assert(offsetof(DoorbellBitmaps, receive_queue) == 512);
+static_assert(offsetof(DoorbellBitmaps, shared_receive_queue) == 1536);
+static_assert(offsetof(DoorbellBitmaps, summary) == 2048);
+
+// The provider's half of the protocol above. `queue` < kDoorbellBitmapWords * 64.
+inline void set_doorbell(DoorbellBitmaps &bitmaps, DoorbellKind kind, uint32_t queue) {
+    std::atomic_ref(bitmaps.words(kind)[queue / 64])
+        .fetch_or(uint64_t{1} << (queue % 64), std::memory_order_release);
+    std::atomic_ref(bitmaps.summary[static_cast<uint32_t>(kind)])
+        .fetch_or(uint64_t{1} << (queue / 64), std::memory_order_release);
+}
 
 // ---------------------------------------------------------------------------
 // 8. Per-context control page (first page of the context segment)
@@ -333,8 +365,8 @@ struct ContextControlPage {
     uint32_t context_id;
     uint32_t reserved0;
     uint8_t reserved1[48];
-    WakeWord wake;                 // @64
-    DoorbellBitmaps doorbells;     // @256
+    WakeWord wake;              // @64
+    DoorbellBitmaps doorbells;  // @256
 };
 static_assert(offsetof(ContextControlPage, wake) == 64);
 static_assert(offsetof(ContextControlPage, doorbells) == 256);
@@ -349,11 +381,11 @@ static_assert(sizeof(ContextControlPage) <= kPageBytes);
 // the start of that allocation.
 // ---------------------------------------------------------------------------
 struct QueueLayout {
-    uint64_t bytes;             // total size of the allocation
-    uint32_t doorbell_offset;   // QueueDoorbell / CqDoorbell / EqDoorbell
-    uint32_t ring_offset;       // first slot
-    uint32_t entries;           // slots (power of two)
-    uint32_t entry_bytes;       // 64 for SQ/CQ/EQ; per-slot size for RQ/SRQ
+    uint64_t bytes;            // total size of the allocation
+    uint32_t doorbell_offset;  // QueueDoorbell / CqDoorbell / EqDoorbell
+    uint32_t ring_offset;      // first slot
+    uint32_t entries;          // slots (power of two)
+    uint32_t entry_bytes;      // 64 for SQ/CQ/EQ; per-slot size for RQ/SRQ
 };
 static_assert(sizeof(QueueLayout) == 24);
 
@@ -380,10 +412,10 @@ struct DeviceLimits {
     uint32_t large_request_threshold;
     uint32_t max_caller_data;
     uint32_t max_callee_data;
-    uint32_t adapter_flags;       // NDK_ADAPTER_FLAG_* the device honours
-    uint32_t rdma_technology;     // NDK_RDMA_TECHNOLOGY
-    uint32_t path_mtu;            // IB MTU used for packetisation
-    uint16_t ndk_version_major;   // highest NDKPI version fully implemented
+    uint32_t adapter_flags;      // NDK_ADAPTER_FLAG_* the device honours
+    uint32_t rdma_technology;    // NDK_RDMA_TECHNOLOGY
+    uint32_t path_mtu;           // IB MTU used for packetisation
+    uint16_t ndk_version_major;  // highest NDKPI version fully implemented
     uint16_t ndk_version_minor;
     uint32_t reserved[5];
 };
@@ -401,31 +433,31 @@ static_assert(sizeof(DeviceLimits) == 120);
 // number named in a request belongs to the requesting context.
 // ---------------------------------------------------------------------------
 enum class CommandOpcode : uint16_t {
-    kAttach = 0x01,        // -> context id, limits, control page (fd out in daemon mode)
+    kAttach = 0x01,  // -> context id, limits, control page (fd out in daemon mode)
     kDetach = 0x02,
     kCreatePd = 0x10,
     kDestroyPd = 0x11,
-    kCreateCq = 0x20,      // -> cq number, QueueLayout (fd out)
+    kCreateCq = 0x20,  // -> cq number, QueueLayout (fd out)
     kDestroyCq = 0x21,
     kResizeCq = 0x22,
     kModerateCq = 0x23,
-    kCreateQp = 0x30,      // -> qp number, SQ + RQ layouts (fd out)
+    kCreateQp = 0x30,  // -> qp number, SQ + RQ layouts (fd out)
     kDestroyQp = 0x31,
     kFlushQp = 0x32,
     kCreateSrq = 0x38,
     kDestroySrq = 0x39,
     kModifySrq = 0x3a,
-    kAllocMr = 0x40,       // -> MPT index (token with variant)
-    kRegisterMr = 0x41,    // contiguous range (fd in, daemon mode)
+    kAllocMr = 0x40,     // -> MPT index (token with variant)
+    kRegisterMr = 0x41,  // contiguous range (fd in, daemon mode)
     kDeregisterMr = 0x42,
     kInitFastRegMr = 0x43,
     kFreeMr = 0x44,
     kAllocMw = 0x48,
     kFreeMw = 0x49,
-    kListen = 0x60,        // -> listener id
+    kListen = 0x60,  // -> listener id
     kCloseListener = 0x61,
     kPauseListener = 0x62,
-    kConnect = 0x63,       // -> connection id; result later as kConnectReply EQE
+    kConnect = 0x63,  // -> connection id; result later as kConnectReply EQE
     kAccept = 0x64,
     kReject = 0x65,
     kCompleteConnect = 0x66,
@@ -473,9 +505,9 @@ static_assert(sizeof(MemoryHandle) == 32);
 // ---- kAttach
 struct AttachRequest {
     CommandHeader header;
-    uint32_t abi_version;   // must equal kAbiVersion
-    uint32_t if_index;      // which virtual adapter
-    uint16_t ndk_major;     // NDK version the consumer asked for (major, lowest minor)
+    uint32_t abi_version;  // must equal kAbiVersion
+    uint32_t if_index;     // which virtual adapter
+    uint16_t ndk_major;    // NDK version the consumer asked for (major, lowest minor)
     uint16_t ndk_minor;
     uint32_t process_id;
 };
@@ -492,20 +524,20 @@ struct AttachResponse {
 // ---- Simple object commands: create returns a number, destroy takes one.
 struct ObjectRequest {
     CommandHeader header;
-    uint32_t object;   // PD/CQ/QP/SRQ number, MPT index, listener or connection id
+    uint32_t object;  // PD/CQ/QP/SRQ number, MPT index, listener or connection id
     uint32_t reserved;
 };
 struct ObjectResponse {
     ResponseHeader header;
     uint32_t object;
-    uint32_t token;    // kAllocMr/kAllocMw: the token (index << 8 | variant)
+    uint32_t token;  // kAllocMr/kAllocMw: the token (index << 8 | variant)
 };
 
 // ---- kCreateCq / kResizeCq
 struct CreateCqRequest {
     CommandHeader header;
     uint32_t depth;
-    uint32_t cq;       // kResizeCq: which CQ
+    uint32_t cq;  // kResizeCq: which CQ
 };
 struct CreateCqResponse {
     ResponseHeader header;
@@ -530,8 +562,8 @@ struct CreateQpRequest {
     uint32_t pd;
     uint32_t send_cq;
     uint32_t recv_cq;
-    uint32_t srq;            // kNoObject if the QP has its own RQ
-    uint32_t send_depth;     // WQEs
+    uint32_t srq;         // kNoObject if the QP has its own RQ
+    uint32_t send_depth;  // WQEs
     uint32_t recv_depth;
     uint32_t max_send_sge;
     uint32_t max_recv_sge;
@@ -543,9 +575,9 @@ struct CreateQpResponse {
     ResponseHeader header;
     uint32_t qp;
     uint32_t reserved;
-    MemoryHandle memory;         // one allocation holding both queues
+    MemoryHandle memory;  // one allocation holding both queues
     QueueLayout send_queue;
-    QueueLayout recv_queue;      // entries == 0 when the QP uses an SRQ
+    QueueLayout recv_queue;  // entries == 0 when the QP uses an SRQ
 };
 
 // ---- kCreateSrq / kModifySrq
@@ -554,14 +586,14 @@ struct CreateSrqRequest {
     uint32_t pd;
     uint32_t depth;
     uint32_t max_sge;
-    uint32_t limit;          // notify threshold (0 = not armed)
-    uint32_t srq;            // kModifySrq: which SRQ
+    uint32_t limit;  // notify threshold (0 = not armed)
+    uint32_t srq;    // kModifySrq: which SRQ
     uint32_t reserved;
 };
 struct CreateSrqResponse {
     ResponseHeader header;
     uint32_t srq;
-    uint32_t queued;         // kModifySrq: receives currently queued
+    uint32_t queued;  // kModifySrq: receives currently queued
     MemoryHandle memory;
     QueueLayout layout;
 };
@@ -573,11 +605,11 @@ struct CreateSrqResponse {
 struct RegisterMrRequest {
     CommandHeader header;
     uint32_t mpt_index;
-    uint8_t access;          // AccessFlags
+    uint8_t access;  // AccessFlags
     uint8_t reserved[3];
-    uint64_t iova;           // the consumer's VA of the first byte
+    uint64_t iova;  // the consumer's VA of the first byte
     uint64_t length;
-    MemoryHandle memory;     // where the device finds the bytes
+    MemoryHandle memory;  // where the device finds the bytes
 };
 
 // ---- kInitFastRegMr
@@ -592,13 +624,13 @@ struct InitFastRegMrRequest {
 // ---- Connection management
 struct ListenRequest {
     CommandHeader header;
-    WireSockaddr address;    // port 0 = device picks an ephemeral port
+    WireSockaddr address;  // port 0 = device picks an ephemeral port
 };
 struct ListenResponse {
     ResponseHeader header;
     uint32_t listener;
     uint32_t reserved;
-    WireSockaddr bound;      // the address actually bound
+    WireSockaddr bound;  // the address actually bound
 };
 
 struct ConnectRequest {
@@ -628,9 +660,9 @@ struct AcceptRequest {
 struct ConnectionInfo {
     WireSockaddr local;
     WireSockaddr peer;
-    uint32_t inbound_read_limit;   // effective IRD
-    uint32_t outbound_read_limit;  // effective ORD
-    uint32_t private_data_bytes;   // what the peer sent
+    uint32_t inbound_read_limit;     // effective IRD
+    uint32_t outbound_read_limit;    // effective ORD
+    uint32_t private_data_bytes;     // what the peer sent
     uint32_t private_data_capacity;  // RDS: the provider's buffer size for this direction
     uint8_t private_data[kMaxPrivateData];
 };

@@ -319,8 +319,8 @@ TEST_CASE("a garbage SQ producer fails the QP without reading outside the ring",
     CHECK(all[0].syndrome == hw::Syndrome::kLocalQpOperation);
     CHECK(all[0].wqe_counter == at);
     // A spurious doorbell for a queue number nobody owns is ignored.
-    p.a->set_bit(p.a->control->doorbells.send_queue, 4000);
-    p.a->set_bit(p.a->control->doorbells.completion_queue, 4001);
+    p.a->set_bit(hw::DoorbellKind::kSendQueue, 4000);
+    p.a->set_bit(hw::DoorbellKind::kCompletionQueue, 4001);
     p.a->client().ring();
     CHECK(p.a->object_command(hw::CommandOpcode::kCreatePd, 0) == 0);
 }

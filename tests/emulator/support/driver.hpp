@@ -220,16 +220,15 @@ class Driver {
     }
 
     // ---- doorbells
-    void set_bit(uint64_t *bitmap, uint32_t n) {
-        std::atomic_ref(bitmap[n / 64])
-            .fetch_or(uint64_t{1} << (n % 64), std::memory_order_release);
+    void set_bit(hw::DoorbellKind kind, uint32_t n) {
+        hw::set_doorbell(control->doorbells, kind, n);
     }
     void ring_sq(const QpHandle &qp) {
-        set_bit(control->doorbells.send_queue, qp.number);
+        set_bit(hw::DoorbellKind::kSendQueue, qp.number);
         client_->ring();
     }
     void ring_rq(const QpHandle &qp) {
-        set_bit(control->doorbells.receive_queue, qp.number);
+        set_bit(hw::DoorbellKind::kReceiveQueue, qp.number);
         client_->ring();
     }
 
@@ -338,7 +337,7 @@ class Driver {
         if (!at) throw std::runtime_error("SRQ full");
         srq.ring->write(*at, slot.data(), slot.size());
         srq.ring->publish();
-        set_bit(control->doorbells.shared_receive_queue, srq.number);
+        set_bit(hw::DoorbellKind::kSharedReceiveQueue, srq.number);
         client_->ring();
     }
 
@@ -347,7 +346,7 @@ class Driver {
             .store(static_cast<uint32_t>(type), std::memory_order_relaxed);
         std::atomic_ref(cq.doorbell->arm_sequence.value)
             .store(++cq.arm_sequence, std::memory_order_release);
-        set_bit(control->doorbells.completion_queue, cq.number);
+        set_bit(hw::DoorbellKind::kCompletionQueue, cq.number);
         client_->ring();
     }
 
