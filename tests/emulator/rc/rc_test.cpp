@@ -304,7 +304,7 @@ TEST_CASE("SEND_WITH_INVALIDATE of a token the receiver cannot invalidate fails 
 }
 
 TEST_CASE("RNR: a SEND without a receive completes once one is posted", "[rc][rnr]") {
-    Profile fast = *find_profile("roce-default");
+    Profile fast = test_profile();
     fast.transport.min_rnr_timer = 1;  // 10 us
     ConnectedPair p(fast, fast);
     Buffer src(256), dst(256);
@@ -327,7 +327,7 @@ TEST_CASE("RNR: a SEND without a receive completes once one is posted", "[rc][rn
 }
 
 TEST_CASE("RNR retries exhausted complete with kRnrRetryExceeded", "[rc][rnr]") {
-    Profile quick = *find_profile("roce-default");
+    Profile quick = test_profile();
     quick.transport.min_rnr_timer = 1;
     quick.transport.rnr_retry = 2;
     ConnectedPair p(quick, quick);
@@ -341,7 +341,7 @@ TEST_CASE("RNR retries exhausted complete with kRnrRetryExceeded", "[rc][rnr]") 
 }
 
 TEST_CASE("no ACK: transport retries exhausted after ACK timeouts", "[rc][retry]") {
-    Profile quick = *find_profile("roce-default");
+    Profile quick = test_profile();
     quick.transport.ack_timeout = 8;  // ~1 ms
     quick.transport.retry_count = 2;
     ConnectedPair p(quick, quick);
@@ -358,7 +358,7 @@ TEST_CASE("no ACK: transport retries exhausted after ACK timeouts", "[rc][retry]
 }
 
 TEST_CASE("PSNs wrap past 0xFFFFFF without a hiccup", "[rc][psn]") {
-    Profile wrap = *find_profile("roce-default");
+    Profile wrap = test_profile();
     wrap.transport.initial_psn = 0xFFFFF0;
     ConnectedPair p(wrap, wrap);
     constexpr size_t kSize = 64 * 1024;  // 64 packets: crosses the wrap
@@ -387,7 +387,7 @@ TEST_CASE("PSNs wrap past 0xFFFFFF without a hiccup", "[rc][psn]") {
 }
 
 TEST_CASE("READs beyond the ORD wait and a READ_FENCE waits for earlier READs", "[rc][read]") {
-    ConnectedPair p(*find_profile("roce-default"), *find_profile("roce-default"), 64, 1, 1);
+    ConnectedPair p(test_profile(), test_profile(), 64, 1, 1);
     Buffer local(4096 * 4), remote(4096);
     auto data = pattern(4096, 21);
     std::memcpy(remote.data(), data.data(), 4096);
@@ -738,7 +738,7 @@ TEST_CASE("a lost READ response is re-requested and replayed", "[rc][retry][loss
 }
 
 TEST_CASE("a lost ACK: ACK timeout, resend, duplicate re-ACKed", "[rc][retry][lossy]") {
-    Profile quick = *find_profile("roce-default");
+    Profile quick = test_profile();
     quick.transport.ack_timeout = 8;  // ~1 ms
     ConnectedPair p(quick, quick);
     Buffer src(256), dst(4096);
@@ -763,7 +763,7 @@ TEST_CASE("a lost ACK: ACK timeout, resend, duplicate re-ACKed", "[rc][retry][lo
 
 TEST_CASE("a lossy link during a 256 KiB transfer still delivers every byte",
           "[rc][retry][lossy]") {
-    Profile quick = *find_profile("roce-default");
+    Profile quick = test_profile();
     quick.transport.ack_timeout = 8;
     ConnectedPair p(quick, quick);
     constexpr size_t kSize = 256 * 1024;
@@ -793,7 +793,7 @@ TEST_CASE("a lossy link during a 256 KiB transfer still delivers every byte",
 
 TEST_CASE("SEND, WRITE and READ survive periodic loss of every packet kind", "[rc][retry][lossy]") {
     const uint32_t period = GENERATE(7u, 13u, 29u, 53u);
-    Profile quick = *find_profile("roce-default");
+    Profile quick = test_profile();
     quick.transport.ack_timeout = 8;
     ConnectedPair p(quick, quick);
     constexpr size_t kSize = 64 * 1024;
@@ -827,7 +827,7 @@ TEST_CASE("SEND, WRITE and READ survive periodic loss of every packet kind", "[r
 }
 
 TEST_CASE("a READ on a connection with ORD 0 fails instead of waiting forever", "[rc][read]") {
-    ConnectedPair p(*find_profile("roce-default"), *find_profile("roce-default"), 64, 0, 0);
+    ConnectedPair p(test_profile(), test_profile(), 64, 0, 0);
     Buffer local(256), remote(256);
     auto mr_a = p.a->register_mr(p.pd_a, local.data(), local.size());
     auto mr_b = p.b->register_mr(p.pd_b, remote.data(), remote.size());
