@@ -19,8 +19,10 @@ void Device::service(uint32_t context) {
     // the device outside the bitmaps.
     auto for_each_bit = [&bitmaps](hw::DoorbellKind kind, auto &&fn) {
         uint64_t *words = bitmaps.words(kind);
-        uint64_t summary = std::atomic_ref(bitmaps.summary[static_cast<uint32_t>(kind)])
-                               .exchange(0, std::memory_order_acquire);
+        std::atomic_ref summary_word(bitmaps.summary[static_cast<uint32_t>(kind)]);
+        // A load before the locked exchange: most kinds have nothing pending.
+        if (summary_word.load(std::memory_order_relaxed) == 0) return;
+        uint64_t summary = summary_word.exchange(0, std::memory_order_acquire);
         while (summary != 0) {
             const uint32_t w = static_cast<uint32_t>(std::countr_zero(summary));
             summary &= summary - 1;
