@@ -45,14 +45,16 @@ namespace softndk::provider {
 // ---------------------------------------------------------------------------
 // Versions (ndkpi-api.md 1.6): per major version, the highest minor the
 // provider implements. The adapter runs at min(this, device's highest) for the
-// requested major. 2.1 is not listed: NdkCompleteConnectEx/NdkAcceptEx are not
-// built yet.
+// requested major. A version is listed only when its additions are built,
+// because consumers gate features on the version they get (ndkpi-api.md 1.6):
+// 1.2 waits for NdkSendAndInvalidate (GetCqResultsEx, DEFER and READ with local
+// invalidate are built), 2.0 for 1.2, 2.1 for NdkCompleteConnectEx/NdkAcceptEx.
 // ---------------------------------------------------------------------------
 struct VersionSupport {
     uint16_t major;
     uint16_t max_minor;
 };
-inline constexpr VersionSupport kProviderVersions[] = {{1, 2}, {2, 0}};
+inline constexpr VersionSupport kProviderVersions[] = {{1, 1}};
 
 // The version the adapter runs at when a consumer asks for `requested`
 // (major + lowest acceptable minor) of a device whose highest is `device`;
