@@ -7,6 +7,7 @@ cd "$(dirname "$0")/.."
 scripts/install-deps.sh
 cmake --preset default
 cmake --build --preset default
-# Main job. Until the emulator lands this is the header self-check: it proves
-# ndkpi.h matches the reference layout, slot for slot.
-build/default/tests/headers/layout/softndk-selfcheck
+# Main job: perftest's tables from the embedded virtual RNIC (no daemon):
+# RDMA-write bandwidth and send latency over every size up to 8 MiB.
+build/default/tools/softndk/softndk perf --test write --bw --all
+build/default/tools/softndk/softndk perf --test send --lat --all
