@@ -3,6 +3,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <deque>
+#include <stdexcept>
+#include <string>
 #include <variant>
 
 #include "device/log.hpp"
@@ -14,10 +16,12 @@ namespace {
 struct PacketItem {
     Fabric *fabric;
     Packet packet;
+    bool local_only = false;  // arrived through the UDP link
 };
 struct CmItem {
     Fabric *fabric;
     cm::Message message;
+    bool local_only = false;
 };
 using Item = std::variant<PacketItem, CmItem, std::function<void()>>;
 
@@ -31,8 +35,10 @@ thread_local Outbox tls_outbox;
 
 // The trampoline needs private access to deliver(); a small friend-free shim.
 struct FabricAccess {
-    static void deliver(Fabric &f, Packet &p) { f.deliver(p); }
-    static void deliver_cm(Fabric &f, const cm::Message &m) { f.deliver_cm(m); }
+    static void deliver(Fabric &f, Packet &p, bool local_only) { f.deliver(p, local_only); }
+    static void deliver_cm(Fabric &f, const cm::Message &m, bool local_only) {
+        f.deliver_cm(m, local_only);
+    }
 };
 
 void Packet::own_payload(std::span<const uint8_t> bytes) {
@@ -45,6 +51,41 @@ Fabric::Fabric() {
     if (const char *path = std::getenv("SOFTNDK_PCAP"); path != nullptr && *path != '\0') {
         if (!capture_to(path)) logger(Component::kFabric).error("cannot capture to {}", path);
     }
+    // SOFTNDK_FABRIC=local (default) | udp | udp:PORT
+    if (const char *f = std::getenv("SOFTNDK_FABRIC"); f != nullptr && *f != '\0') {
+        const std::string value = f;
+        if (value == "udp") {
+            start_udp(UdpLink::kRoceV2Port);
+        } else if (value.rfind("udp:", 0) == 0) {
+            char *end = nullptr;
+            const unsigned long port = std::strtoul(value.c_str() + 4, &end, 10);
+            if (*end != '\0' || port == 0 || port > 65535)
+                throw std::runtime_error("SOFTNDK_FABRIC: bad UDP port in '" + value + "'");
+            start_udp(static_cast<uint16_t>(port));
+        } else if (value != "local") {
+            throw std::runtime_error("SOFTNDK_FABRIC: '" + value +
+                                     "' is not local, udp or udp:PORT");
+        }
+    }
+}
+
+Fabric::Fabric(uint16_t udp_port) {
+    if (udp_port != 0) start_udp(udp_port);
+}
+
+void Fabric::start_udp(uint16_t port) {
+    // Frames that arrive are handed over on the link's thread, which drains them like
+    // any thread entering the device from outside.
+    udp_ = std::make_unique<UdpLink>(
+        port,
+        UdpLink::Receiver{[this](Packet &&p) {
+                              tls_outbox.items.emplace_back(PacketItem{this, std::move(p), true});
+                              drain();
+                          },
+                          [this](const cm::Message &m) {
+                              tls_outbox.items.emplace_back(CmItem{this, m, true});
+                              drain();
+                          }});
 }
 
 Fabric::~Fabric() = default;
@@ -64,10 +105,14 @@ uint32_t Fabric::attach(Port *port, std::span<const wire::IpAddr> addresses) {
     const uint32_t vport = next_vport_++;
     for (const auto &ip : addresses)
         routes_.push_back(Route{ip, vport, port});
+    lock.unlock();
+    // Without its sockets the port still works inside the process (bind logged why).
+    if (udp_) udp_->bind(vport, addresses);
     return vport;
 }
 
 void Fabric::detach(uint32_t vport) {
+    if (udp_) udp_->unbind(vport);
     std::unique_lock lock(routes_mutex_);
     std::erase_if(routes_, [vport](const Route &r) { return r.vport == vport; });
 }
@@ -85,14 +130,30 @@ Port *Fabric::route(const wire::IpAddr &ip, uint32_t &vport) const {
 
 bool Fabric::reachable(const wire::IpAddr &ip) const {
     uint32_t vport = 0;
-    return route(ip, vport) != nullptr;
+    // Over UDP any address may have a peer; one that has none shows as a CM timeout.
+    return route(ip, vport) != nullptr || udp_ != nullptr;
 }
 
 void Fabric::send(Packet &&packet) {
+    // A packet that leaves through the UDP link goes at once, while the sender still
+    // holds its QP lock: that lock orders the QP's packets, as a NIC's transmit
+    // pipeline does. Queued, packets of one QP queued by two threads (the poster and
+    // the link thread that received an ACK) could leave out of PSN order, and every
+    // reordering costs a NAK and a go-back-N.
+    uint32_t vport = 0;
+    if (udp_ && route(packet.desc.meta.dst_ip, vport) == nullptr) {
+        deliver(packet, false);
+        return;
+    }
     tls_outbox.items.emplace_back(PacketItem{this, std::move(packet)});
 }
 
 void Fabric::send_cm(const cm::Message &message) {
+    uint32_t vport = 0;
+    if (udp_ && route(message.destination_ip, vport) == nullptr) {
+        deliver_cm(message, false);
+        return;
+    }
     tls_outbox.items.emplace_back(CmItem{this, message});
 }
 
@@ -108,9 +169,9 @@ void Fabric::drain() {
         Item item = std::move(box.items.front());
         box.items.pop_front();
         if (auto *p = std::get_if<PacketItem>(&item)) {
-            FabricAccess::deliver(*p->fabric, p->packet);
+            FabricAccess::deliver(*p->fabric, p->packet, p->local_only);
         } else if (auto *c = std::get_if<CmItem>(&item)) {
-            FabricAccess::deliver_cm(*c->fabric, c->message);
+            FabricAccess::deliver_cm(*c->fabric, c->message, c->local_only);
         } else {
             std::get<std::function<void()>>(item)();
         }
@@ -118,15 +179,16 @@ void Fabric::drain() {
     box.draining = false;
 }
 
-void Fabric::deliver(Packet &packet) {
+void Fabric::deliver(Packet &packet, bool local_only) {
     uint32_t vport = 0;
     Port *port = route(packet.desc.meta.dst_ip, vport);
-    if (port == nullptr) {
+    const bool leaves = port == nullptr && !local_only && udp_ != nullptr;
+    if (port == nullptr && !leaves) {
         logger(Component::kFabric)
             .debug("no route for a packet to qp#{}, dropped", packet.desc.bth.dest_qp);
         return;
     }
-    packet.desc.meta.dst_vport = vport;
+    packet.desc.meta.dst_vport = vport;  // 0 when it leaves the process
     {
         std::lock_guard lock(fault_mutex_);
         if (drop_ && drop_(packet)) {
@@ -138,13 +200,19 @@ void Fabric::deliver(Packet &packet) {
             return;
         }
     }
+    if (leaves && !udp_->send(packet)) {
+        logger(Component::kFabric)
+            .debug("no UDP socket for a packet from its source address, dropped");
+        return;
+    }
     capture(packet);
-    port->receive(packet);
+    if (!leaves) port->receive(packet);
 }
 
-void Fabric::deliver_cm(const cm::Message &message) {
+void Fabric::deliver_cm(const cm::Message &message, bool local_only) {
     uint32_t vport = 0;
     Port *port = route(message.destination_ip, vport);
+    if (port == nullptr && !local_only && udp_ && udp_->send_cm(message)) return;
     if (port == nullptr) {
         logger(Component::kFabric).debug("no route for a CM message, dropped");
         return;

@@ -25,8 +25,10 @@
 // wire::serialize_frame (real Ethernet/IP/UDP headers and ICRC) and written
 // with the virtual-clock time. CM messages are not captured.
 //
-// A UDP port (RoCEv2 between processes) will be another Port implementation
-// registered for remote addresses; nothing above this interface changes.
+// Beyond the process: with SOFTNDK_FABRIC=udp[:PORT] (or a UDP port given to the
+// constructor) frames for addresses no local port owns travel as real RoCEv2/UDP
+// datagrams through a UdpLink (udp_link.hpp); frames that arrive that way are
+// delivered to local ports only.
 #pragma once
 
 #include <cstdint>
@@ -40,6 +42,7 @@
 #include <vector>
 
 #include "cm/messages.hpp"
+#include "fabric/udp_link.hpp"
 #include "wire/packet.hpp"
 #include "wire/pcap_writer.hpp"
 
@@ -65,7 +68,10 @@ class Port {
 
 class Fabric {
   public:
-    Fabric();  // reads SOFTNDK_PCAP
+    Fabric();  // reads SOFTNDK_PCAP and SOFTNDK_FABRIC
+    // A fabric whose RoCEv2/UDP link uses `udp_port` (0 = no link), whatever the
+    // environment says: for tests.
+    explicit Fabric(uint16_t udp_port);
     ~Fabric();
     Fabric(const Fabric &) = delete;
     Fabric &operator=(const Fabric &) = delete;
@@ -80,7 +86,8 @@ class Fabric {
     void detach(uint32_t vport);
     bool reachable(const wire::IpAddr &ip) const;
 
-    // Queue on this thread's outbox (see above). desc.meta.dst_ip routes.
+    // Queue on this thread's outbox (see above). desc.meta.dst_ip routes. A frame for
+    // an address no local port owns, with a UDP link, leaves at once instead.
     void send(Packet &&packet);
     void send_cm(const cm::Message &message);  // routes on message.destination_ip
     static void defer(std::function<void()> task);
@@ -95,6 +102,9 @@ class Fabric {
     void set_drop_filter(std::function<bool(const Packet &)> drop);
     uint64_t dropped_packets() const;
 
+    // The RoCEv2/UDP link, or nullptr when frames stay in the process.
+    const UdpLink *udp_link() const { return udp_.get(); }
+
     // Starts capturing to `path` (replacing any earlier capture). False on error.
     bool capture_to(const std::string &path);
     uint64_t captured_packets() const;
@@ -107,8 +117,10 @@ class Fabric {
         Port *port;
     };
     Port *route(const wire::IpAddr &ip, uint32_t &vport) const;
-    void deliver(Packet &packet);
-    void deliver_cm(const cm::Message &message);
+    // local_only: the frame came in through the UDP link and must not leave again.
+    void deliver(Packet &packet, bool local_only);
+    void deliver_cm(const cm::Message &message, bool local_only);
+    void start_udp(uint16_t port);
     void capture(const Packet &packet);
 
     mutable std::shared_mutex routes_mutex_;
@@ -123,6 +135,8 @@ class Fabric {
     std::unique_ptr<std::ofstream> capture_file_;
     std::unique_ptr<wire::PcapWriter> capture_;
     uint64_t captured_ = 0;
+
+    std::unique_ptr<UdpLink> udp_;  // last: its thread delivers into the members above
 };
 
 }  // namespace softndk::emu

@@ -160,11 +160,12 @@ const std::string kSoftndk = SOFTNDK_E2E_SOFTNDK;
 
 // ibv_rc_pingpong's two summary lines and the address lines.
 void check_pingpong_report(const Run &r, unsigned long long size, unsigned iters,
-                           unsigned server_port = 18515) {
+                           unsigned server_port = 18515,
+                           const std::string &server_ip = "127\\.0\\.0\\.1") {
     INFO("stdout:\n" << r.out << "stderr:\n" << r.err);
     CHECK(r.exit_code == 0);
     CHECK(contains(r.out, "^  local address:  IP 127\\.0\\.0\\.1, port [0-9]+\n"));
-    CHECK(contains(r.out, "\n  remote address: IP 127\\.0\\.0\\.1, port " +
+    CHECK(contains(r.out, "\n  remote address: IP " + server_ip + ", port " +
                               std::to_string(server_port) + "\n"));
     CHECK(contains(r.out, "\n" + std::to_string(size * iters * 2) +
                               " bytes in [0-9.]+ seconds = [0-9.]+ Mbit/sec\n"));
@@ -607,4 +608,83 @@ TEST_CASE(
     auto [server2, client2] = pingpong_pair(daemon, {"-p", "5011", "-n", "100"});
     check_pingpong_report(client2, 4096, 100, 5011);
     CHECK(server2.exit_code == 0);
+}
+
+// ---------------------------------------------------------------------------
+// Adapters in different processes, over RoCEv2/UDP (SOFTNDK_FABRIC=udp:PORT)
+// ---------------------------------------------------------------------------
+namespace {
+
+// One adapter per side: rnic0 on 127.0.0.1 (client), rnic1 on 127.0.0.2 (server).
+struct UdpSides {
+    std::vector<std::string> client, server;
+};
+
+UdpSides udp_sides(uint16_t port) {
+    const fs::path a = scratch() / ("udp-a-" + std::to_string(port) + ".ini");
+    const fs::path b = scratch() / ("udp-b-" + std::to_string(port) + ".ini");
+    std::ofstream(a) << "[adapter rnic0]\nif_index = 1\nipv4 = 127.0.0.1\n";
+    std::ofstream(b) << "[adapter rnic1]\nif_index = 2\nipv4 = 127.0.0.2\n";
+    const std::string fabric = "SOFTNDK_FABRIC=udp:" + std::to_string(port);
+    return {{fabric, "SOFTNDK_CONFIG=" + a.string()}, {fabric, "SOFTNDK_CONFIG=" + b.string()}};
+}
+
+uint16_t udp_port(int offset) {
+    return static_cast<uint16_t>(20000 + (getpid() * 7 + offset) % 30000);
+}
+
+// Server in the background, client retried until the server listens.
+std::pair<Run, Run> udp_pingpong(const std::vector<std::string> &server_env,
+                                 const std::vector<std::string> &client_env,
+                                 const std::vector<std::string> &args) {
+    const Child server = spawn(kPingpong, args, server_env);
+    std::vector<std::string> client_args = args;
+    client_args.insert(client_args.begin(), "127.0.0.2");
+    Run client;
+    for (int attempt = 0; attempt < 100; ++attempt) {
+        client = run(kPingpong, client_args, client_env);
+        // Nobody listening yet: the CM's REQ is answered by no one (IO_TIMEOUT) or
+        // refused; try again.
+        if (client.exit_code != 1 ||
+            !contains(client.err, "STATUS_CONNECTION_REFUSED|STATUS_IO_TIMEOUT"))
+            break;
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    return {wait(server), client};
+}
+
+}  // namespace
+
+TEST_CASE("Embedded adapters in two processes reach each other over RoCEv2/UDP",
+          "[cross-process][udp]") {
+    const UdpSides sides = udp_sides(udp_port(1));
+    SECTION("1 MiB messages, verified") {
+        auto [server, client] =
+            udp_pingpong(sides.server, sides.client, {"-p", "6001", "-s", "1m", "-n", "10"});
+        INFO("server stderr:\n" << server.err);
+        check_pingpong_report(client, 1 << 20, 10, 6001, "127\\.0\\.0\\.2");
+        CHECK(server.exit_code == 0);
+    }
+    SECTION("1,000 small messages") {
+        auto [server, client] =
+            udp_pingpong(sides.server, sides.client, {"-p", "6002", "-s", "8", "-n", "1000"});
+        INFO("server stderr:\n" << server.err);
+        check_pingpong_report(client, 8, 1000, 6002, "127\\.0\\.0\\.2");
+        CHECK(server.exit_code == 0);
+    }
+}
+
+TEST_CASE("Adapters in two daemons reach each other over RoCEv2/UDP", "[cross-process][udp]") {
+    const UdpSides sides = udp_sides(udp_port(2));
+    Daemon daemon_a(sides.client), daemon_b(sides.server);
+    std::vector<std::string> client_env = daemon_a.env(), server_env = daemon_b.env();
+    client_env.push_back(sides.client[1]);  // the same SOFTNDK_CONFIG as its daemon
+    server_env.push_back(sides.server[1]);
+    auto [server, client] =
+        udp_pingpong(server_env, client_env, {"-p", "6003", "-s", "65536", "-n", "50"});
+    INFO("server stderr:\n" << server.err);
+    check_pingpong_report(client, 65536, 50, 6003, "127\\.0\\.0\\.2");
+    CHECK(server.exit_code == 0);
+    CHECK(daemon_a.alive());
+    CHECK(daemon_b.alive());
 }

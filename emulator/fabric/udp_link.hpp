@@ -1,0 +1,104 @@
+// udp_link.hpp - RoCEv2 over real UDP sockets: the fabric's way out of the process.
+//
+// The in-host fabric routes a frame to the port that owns its destination address.
+// With a UdpLink, a frame for an address no local port owns leaves the process as one
+// UDP datagram, so adapters in different processes (embedded consumers, or several
+// `softndk rnic` daemons) reach each other, and what travels is a real RoCEv2 packet
+// that tshark and the wire oracle decode on `lo`.
+//
+//   local address A attaches -> the link binds a UDP socket to A:port (port 4791 by
+//                               default, RoCEv2's IANA port)
+//   RoCEv2 packet to B       -> from A's socket to B:port, the UDP payload of a real
+//                               RoCEv2 packet: BTH | extension headers | payload | pad |
+//                               ICRC. The ICRC covers the IP/UDP headers the kernel
+//                               sends, so the UDP source port is `port` (meta.udp_src_port
+//                               is set to it; rxe's per-QP entropy port needs raw sockets)
+//   CM message to B          -> from A's socket to B:port: kCmOpcode (0xC0, an IBA
+//                               manufacturer-specific BTH opcode, so no RoCEv2 parser
+//                               mistakes it for a transport packet), "SCM", then the
+//                               cm::Message bytes in host byte order (one host, or hosts
+//                               of one endianness)
+//
+// Receiving: one thread polls every socket. A datagram is validated as the wire says
+// (parse_ib_packet, then the ICRC recomputed over the addresses and ports it arrived
+// with); anything malformed, of a wrong size or with a bad ICRC is counted and
+// dropped, as a NIC drops a bad frame. Valid packets are copied into owned storage and
+// handed to the fabric on the link's thread (Fabric::send + drain), which delivers
+// them to the local port only; a received frame is never forwarded again.
+//
+// Lost datagrams are what RC retransmission is for; a peer process that dies is seen
+// as the RC transport retry or CM timeout running out, as on a real network.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <mutex>
+#include <span>
+#include <thread>
+#include <vector>
+
+#include "cm/messages.hpp"
+#include "wire/packet.hpp"
+
+namespace softndk::emu {
+
+struct Packet;
+
+class UdpLink {
+  public:
+    inline static constexpr uint16_t kRoceV2Port = 4791;
+    inline static constexpr uint8_t kCmOpcode = 0xC0;
+
+    // Frames that arrived and passed validation; called on the link's thread.
+    struct Receiver {
+        std::function<void(Packet &&)> packet;
+        std::function<void(const cm::Message &)> cm;
+    };
+
+    UdpLink(uint16_t port, Receiver receiver);
+    ~UdpLink();  // stops the thread, closes every socket
+    UdpLink(const UdpLink &) = delete;
+    UdpLink &operator=(const UdpLink &) = delete;
+
+    // Binds a socket to each address (port `port`). False, with nothing bound, if one
+    // cannot be bound (e.g. another process has it); the caller logs and stays local.
+    bool bind(uint32_t vport, std::span<const wire::IpAddr> addresses);
+    void unbind(uint32_t vport);
+    bool owns_socket_for(const wire::IpAddr &address) const;
+
+    // Send one frame from the socket bound to its source address. False if there is no
+    // such socket or the frame cannot be serialised; a send error is logged and dropped.
+    bool send(const Packet &packet);
+    bool send_cm(const cm::Message &message);
+
+    uint16_t port() const { return port_; }
+    uint64_t sent() const { return sent_.load(std::memory_order_relaxed); }
+    uint64_t received() const { return received_.load(std::memory_order_relaxed); }
+    uint64_t dropped() const { return dropped_.load(std::memory_order_relaxed); }
+
+  private:
+    struct Socket {
+        uint32_t vport;
+        wire::IpAddr address;
+        int fd;
+    };
+    int socket_for(const wire::IpAddr &address) const;
+    bool send_to(int fd, const wire::IpAddr &to, std::span<const uint8_t> bytes);
+    void run();
+    void handle_datagram(const Socket &socket, std::span<const uint8_t> bytes,
+                         const wire::IpAddr &from, uint16_t from_port);
+
+    const uint16_t port_;
+    const Receiver receiver_;
+    int wake_fd_ = -1;  // eventfd: the socket set changed, or stop
+    mutable std::mutex mutex_;
+    std::vector<Socket> sockets_;
+    std::atomic<uint32_t> version_{0};
+    std::atomic<uint32_t> seen_version_{0};  // the socket set the thread polls
+    std::atomic<bool> stopping_{false};
+    std::atomic<uint64_t> sent_{0}, received_{0}, dropped_{0};
+    std::thread thread_;
+};
+
+}  // namespace softndk::emu

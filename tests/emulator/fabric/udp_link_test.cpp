@@ -1,0 +1,192 @@
+// UdpLink: two fabrics in one process stand for two processes (or hosts); their
+// adapters reach each other only through real UDP sockets on loopback.
+#include <catch2/catch.hpp>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstring>
+#include <thread>
+
+#include "driver.hpp"
+#include "wire/frame.hpp"
+
+using namespace softndk;
+using namespace softndk::emu;
+using namespace softndk::emu::test;
+
+namespace {
+
+// A port per test binary run, away from 4791 so a real RoCE stack is never hit.
+uint16_t test_port() {
+    return static_cast<uint16_t>(30000 + (::getpid() % 20000));
+}
+
+template <typename Predicate>
+bool eventually(Predicate done) {
+    for (int i = 0; i < 5000; ++i) {
+        if (done()) return true;
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    return done();
+}
+
+// Sends `bytes` from an unbound socket to 127.0.0.2:port, as a stranger would.
+void send_raw(uint16_t port, const void *bytes, size_t n) {
+    const int fd = ::socket(AF_INET, SOCK_DGRAM, 0);
+    REQUIRE(fd >= 0);
+    sockaddr_in to{};
+    to.sin_family = AF_INET;
+    to.sin_port = htons(port);
+    ::inet_pton(AF_INET, "127.0.0.2", &to.sin_addr);
+    CHECK(::sendto(fd, bytes, n, 0, reinterpret_cast<::sockaddr *>(&to), sizeof to) ==
+          static_cast<ssize_t>(n));
+    ::close(fd);
+}
+
+// Adapters a (127.0.0.1) and b (127.0.0.2), each on its own fabric with a UDP link.
+struct UdpPair {
+    explicit UdpPair(uint16_t port)
+        : fabric_a(std::make_shared<Fabric>(port)), fabric_b(std::make_shared<Fabric>(port)) {
+        dev_a = std::make_shared<Device>(adapter(1, {"127.0.0.1"}), fabric_a);
+        dev_b = std::make_shared<Device>(adapter(2, {"127.0.0.2"}), fabric_b);
+        a = std::make_unique<Driver>(dev_a);
+        b = std::make_unique<Driver>(dev_b);
+        pd_a = a->create_pd();
+        pd_b = b->create_pd();
+        cq_a = a->create_cq(256);
+        cq_b = b->create_cq(256);
+        qp_a = a->create_qp(pd_a, *cq_a, *cq_a);
+        qp_b = b->create_qp(pd_b, *cq_b, *cq_b);
+    }
+    void connect() {
+        uint32_t listener = 0;
+        REQUIRE(b->listen(test::sockaddr("127.0.0.2", 7000), listener) == 0);
+        REQUIRE(a->connect(*qp_a, test::sockaddr("127.0.0.1", 0), test::sockaddr("127.0.0.2", 7000),
+                           conn_a) == 0);
+        auto req = b->wait_event(hw::EqeType::kConnectRequest);
+        REQUIRE(req);
+        REQUIRE(b->accept(static_cast<uint32_t>(req->data0), *qp_b) == 0);
+        auto rep = a->wait_event(hw::EqeType::kConnectReply);
+        REQUIRE(rep);
+        REQUIRE(rep->status == 0);
+        REQUIRE(a->object_command(hw::CommandOpcode::kCompleteConnect, conn_a) == 0);
+        REQUIRE(b->wait_event(hw::EqeType::kEstablished));
+    }
+    ~UdpPair() {
+        a.reset();
+        b.reset();
+        dev_a.reset();
+        dev_b.reset();
+    }
+
+    std::shared_ptr<Fabric> fabric_a, fabric_b;
+    std::shared_ptr<Device> dev_a, dev_b;
+    std::unique_ptr<Driver> a, b;
+    uint32_t pd_a = 0, pd_b = 0, conn_a = 0;
+    std::unique_ptr<CqHandle> cq_a, cq_b;
+    std::unique_ptr<QpHandle> qp_a, qp_b;
+};
+
+}  // namespace
+
+TEST_CASE("Without a UDP link an address no local port owns is unreachable", "[fabric][udp]") {
+    auto fabric = std::make_shared<Fabric>(uint16_t{0});
+    CHECK(fabric->udp_link() == nullptr);
+    CHECK_FALSE(fabric->reachable(ip("127.0.0.2")));
+}
+
+TEST_CASE("Adapters on two fabrics connect and move data over RoCEv2/UDP", "[fabric][udp]") {
+    UdpPair p(test_port());
+    REQUIRE(p.fabric_a->udp_link() != nullptr);
+    CHECK(p.fabric_a->udp_link()->owns_socket_for(ip("127.0.0.1")));
+    CHECK(p.fabric_b->udp_link()->owns_socket_for(ip("127.0.0.2")));
+    CHECK_FALSE(p.fabric_a->udp_link()->owns_socket_for(ip("127.0.0.2")));
+    p.connect();
+
+    // A 1 MiB RDMA WRITE (1024 packets at the tests' MTU of 1024) and a SEND back.
+    Buffer src(1 << 20), dst(1 << 20, 0), msg(3000), rx(4096, 0);
+    for (size_t i = 0; i < src.size(); ++i)
+        src.data()[i] = static_cast<uint8_t>(i * 7 + 1);
+    for (size_t i = 0; i < msg.size(); ++i)
+        msg.data()[i] = static_cast<uint8_t>(i * 3);
+    auto m_src = p.a->register_mr(p.pd_a, src.data(), src.size());
+    auto m_dst = p.b->register_mr(p.pd_b, dst.data(), dst.size());
+    auto m_msg = p.b->register_mr(p.pd_b, msg.data(), msg.size());
+    auto m_rx = p.a->register_mr(p.pd_a, rx.data(), rx.size(), hw::kAccessLocalWrite);
+
+    SendOptions write;
+    write.remote_address = dst.addr();
+    write.remote_token = m_dst.token;
+    p.a->post_send(*p.qp_a, hw::WqeOpcode::kRdmaWrite, {{src.addr(), 1u << 20, m_src.token}},
+                   write);
+    auto write_done = Driver::wait(*p.cq_a, std::chrono::milliseconds(10000));
+    REQUIRE(write_done);
+    CHECK(write_done->syndrome == hw::Syndrome::kSuccess);
+    CHECK(std::memcmp(src.data(), dst.data(), src.size()) == 0);
+
+    p.a->post_recv(*p.qp_a, {{rx.addr(), 4096, m_rx.token}});
+    p.b->post_send(*p.qp_b, hw::WqeOpcode::kSend, {{msg.addr(), 3000, m_msg.token}});
+    auto received = Driver::wait(*p.cq_a, std::chrono::milliseconds(10000));
+    REQUIRE(received);
+    CHECK(received->syndrome == hw::Syndrome::kSuccess);
+    CHECK(received->byte_count == 3000);
+    CHECK(std::memcmp(rx.data(), msg.data(), 3000) == 0);
+
+    // Every packet and CM message crossed the sockets; none was refused.
+    CHECK(p.fabric_a->udp_link()->sent() > 0);
+    CHECK(p.fabric_b->udp_link()->received() > 0);
+    CHECK(p.fabric_a->udp_link()->dropped() == 0);
+    CHECK(p.fabric_b->udp_link()->dropped() == 0);
+}
+
+TEST_CASE("Malformed datagrams are counted and dropped, and the link keeps working",
+          "[fabric][udp]") {
+    const uint16_t port = static_cast<uint16_t>(test_port() + 1);
+    UdpPair p(port);
+    const UdpLink &link = *p.fabric_b->udp_link();
+
+    const uint8_t empty = 0;
+    send_raw(port, &empty, 0);                     // nothing at all
+    const uint8_t short_packet[3] = {0x04, 0, 0};  // shorter than a BTH + ICRC
+    send_raw(port, short_packet, sizeof short_packet);
+    const uint8_t cm_truncated[8] = {UdpLink::kCmOpcode, 'S', 'C', 'M', 1, 2, 3, 4};
+    send_raw(port, cm_truncated, sizeof cm_truncated);        // CM opcode, wrong size
+    std::vector<uint8_t> forged(4 + sizeof(cm::Message), 0);  // right size, forged addresses
+    std::memcpy(forged.data(), "\xC0SCM", 4);
+    send_raw(port, forged.data(), forged.size());
+    std::vector<uint8_t> unknown(40, 0xFF);  // opcode 0xFF: no such packet
+    send_raw(port, unknown.data(), unknown.size());
+
+    // A well-formed SEND_ONLY whose ICRC is wrong by one bit.
+    wire::PacketDescriptor d{};
+    d.bth.opcode = wire::Opcode::kSendOnly;
+    d.bth.dest_qp = p.qp_b->number;
+    d.meta.src_ip = ip("127.0.0.1");
+    d.meta.dst_ip = ip("127.0.0.2");
+    d.meta.udp_src_port = port;
+    const uint8_t payload[16] = {1, 2, 3};
+    d.payload = payload;
+    std::vector<uint8_t> frame = wire::serialize_frame(d);
+    REQUIRE(!frame.empty());
+    frame.back() ^= 1;
+    const size_t skip = wire::kEthernetHeaderSize + wire::kIpv4HeaderSize + wire::kUdpHeaderSize;
+    send_raw(port, frame.data() + skip, frame.size() - skip);
+
+    REQUIRE(eventually([&] { return link.dropped() == 6; }));
+    CHECK(link.received() == 6);
+
+    // Still a working link.
+    p.connect();
+    Buffer x(100), y(100, 0);
+    auto mx = p.a->register_mr(p.pd_a, x.data(), x.size());
+    auto my = p.b->register_mr(p.pd_b, y.data(), y.size(), hw::kAccessLocalWrite);
+    p.b->post_recv(*p.qp_b, {{y.addr(), 100, my.token}});
+    p.a->post_send(*p.qp_a, hw::WqeOpcode::kSend, {{x.addr(), 100, mx.token}});
+    auto got = Driver::wait(*p.cq_b, std::chrono::milliseconds(10000));
+    REQUIRE(got);
+    CHECK(got->syndrome == hw::Syndrome::kSuccess);
+}
