@@ -30,8 +30,9 @@
  * private-data header carrying the options that must match on both ends
  * (SYMMETRIC in the usage text), and the server refuses a mismatch.
  *
- * What is not kernel code: main(), option parsing and printing, the two C11
- * threads of -l (a driver would use PsCreateSystemThread), and the adapter
+ * What is not kernel code: main(), option parsing and printing, the two POSIX
+ * threads of -l (a driver would use PsCreateSystemThread; C11 thrd_create is
+ * avoided because ThreadSanitizer cannot see glibc's C11 threads), and the adapter
  * directory (softndk_adapters.h), which stands in for the IP helper calls a
  * driver would make to turn an interface alias into the IfIndex and to find
  * the interface's address. NDKPI itself exposes neither the queue pair number
@@ -58,7 +59,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <threads.h>
+#include <pthread.h>
 
 #include "softndk_adapters.h"
 #include "softndk_status.h"
@@ -822,9 +823,10 @@ static void PpPrintReport(const PP_END *End) {
            o->Iters > 0 ? usec / o->Iters : 0.0);
 }
 
-/* -l: the server's thread. */
-static int PpServerThread(void *Context) {
-    return PpRunEnd((PP_END *)Context);
+/* -l: the server's thread; PpRunEnd leaves its exit code in End->ExitCode. */
+static void *PpServerThread(void *Context) {
+    PpRunEnd((PP_END *)Context);
+    return NULL;
 }
 
 /* ------------------------------------------------------------------------- */
@@ -1071,8 +1073,8 @@ int main(int argc, char **argv) {
         softndk_address_string((const struct sockaddr *)own, serverName, sizeof serverName);
     client.Options = &clientOptions;
 
-    thrd_t thread;
-    if (thrd_create(&thread, PpServerThread, &server) != thrd_success) {
+    pthread_t thread;
+    if (pthread_create(&thread, NULL, PpServerThread, &server) != 0) {
         fprintf(stderr, "pingpong: cannot start the server thread\n");
         PpWskStop(&wsk);
         return PP_EXIT_FAILURE;
@@ -1081,8 +1083,8 @@ int main(int argc, char **argv) {
     int clientRc = PP_EXIT_FAILURE;
     /* A server that failed before listening has already said why. */
     if (KeReadStateEvent(&serverFailed) == 0) clientRc = PpRunEnd(&client);
-    int serverRc = PP_EXIT_FAILURE;
-    thrd_join(thread, &serverRc);
+    pthread_join(thread, NULL);
+    const int serverRc = server.ExitCode;
 
     if (clientRc == PP_EXIT_OK && serverRc == PP_EXIT_OK) {
         PpPrintAddress("local address: ", &client.LocalAddress);
