@@ -200,6 +200,9 @@ void Fabric::deliver(Packet &packet, bool local_only) {
             return;
         }
     }
+    // What leaves carries the link's port as its UDP source port (the kernel's
+    // choice, not rxe's per-QP entropy): the capture shows it as it was sent.
+    if (leaves) packet.desc.meta.udp_src_port = udp_->port();
     if (leaves && !udp_->send(packet)) {
         logger(Component::kFabric)
             .debug("no UDP socket for a packet from its source address, dropped");
