@@ -91,6 +91,7 @@ void Connector::adopt_incoming(uint32_t connection, Listener *listener) {
 NTSTATUS Connector::connect(Qp *qp, const sockaddr *src, ULONG, const sockaddr *dst, ULONG,
                             ULONG ird, ULONG ord, const void *pdata, ULONG pdata_len,
                             NDK_FN_REQUEST_COMPLETION cb, void *ctx) {
+    const ScopedHold alive(this);  // the completion may close us before we return
     const NDK_ADAPTER_INFO &info = adapter()->info();
     hw::ConnectRequest request{};
     request.qp = qp->number();
@@ -128,6 +129,7 @@ NTSTATUS Connector::connect(Qp *qp, const sockaddr *src, ULONG, const sockaddr *
 
 NTSTATUS Connector::complete_connect(NDK_FN_DISCONNECT_EVENT_CALLBACK disconnect, void *dctx,
                                      NDK_FN_REQUEST_COMPLETION cb, void *ctx) {
+    const ScopedHold alive(this);  // the completion may close us before we return
     hw::ObjectRequest request{};
     {
         std::lock_guard lock(mutex_);
@@ -157,6 +159,7 @@ NTSTATUS Connector::complete_connect(NDK_FN_DISCONNECT_EVENT_CALLBACK disconnect
 NTSTATUS Connector::accept(Qp *qp, ULONG ird, ULONG ord, const void *pdata, ULONG pdata_len,
                            NDK_FN_DISCONNECT_EVENT_CALLBACK disconnect, void *dctx,
                            NDK_FN_REQUEST_COMPLETION cb, void *ctx) {
+    const ScopedHold alive(this);  // the completion may close us before we return
     const NDK_ADAPTER_INFO &info = adapter()->info();
     hw::AcceptRequest request{};
     request.qp = qp->number();
@@ -205,6 +208,7 @@ NTSTATUS Connector::reject(const void *pdata, ULONG pdata_len) {
 }
 
 NTSTATUS Connector::disconnect(NDK_FN_REQUEST_COMPLETION cb, void *ctx) {
+    const ScopedHold alive(this);  // the completion may close us before we return
     hw::ObjectRequest request{};
     {
         std::lock_guard lock(mutex_);

@@ -127,7 +127,8 @@ void Cq::arm(ULONG type) {
     std::atomic_ref(doorbell_->arm_type.value)
         .store(static_cast<uint32_t>(merged), std::memory_order_relaxed);
     std::atomic_ref(doorbell_->arm_sequence.value)
-        .store(++arm_sequence_, std::memory_order_release);
+        .store(arm_sequence_.fetch_add(1, std::memory_order_relaxed) + 1,
+               std::memory_order_release);
     adapter()->ring(Adapter::Bell::kArm, number_);
 }
 

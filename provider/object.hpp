@@ -109,6 +109,22 @@ class Object {
 // Fills the public part of a new object: header version/type, zeroed
 // NdkReserved, the provider's dispatch table. Called once, before the object
 // is handed out; the provider never reads `Dispatch` back.
+// Keeps an object alive for a scope. A slot that starts a request and still
+// touches the object after issuing the device command takes one: the request's
+// completion callback runs on the event thread, may close the object from
+// inside (the reference allows it) and so drop what would otherwise be its last
+// hold while the slot is still running.
+class ScopedHold {
+  public:
+    explicit ScopedHold(Object *object) : object_(object) { object_->hold(); }
+    ~ScopedHold() { object_->release(); }
+    ScopedHold(const ScopedHold &) = delete;
+    ScopedHold &operator=(const ScopedHold &) = delete;
+
+  private:
+    Object *object_;
+};
+
 template <class Public, class Table>
 void publish(Embedded<Public> &e, NDK_OBJECT_TYPE type, NDK_VERSION version, const Table *table) {
     e.ndk = {};

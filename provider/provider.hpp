@@ -225,7 +225,10 @@ class Cq : public Embedded<NDK_CQ>, public Object {
     std::unordered_map<uint32_t, Qp *> qps_;
     // Arm merging (ndkpi-api.md 7.3): -1 = not armed.
     std::atomic<int> armed_{-1};
-    uint32_t arm_sequence_ = 0;
+    // Atomic because arms come from any thread, the notification callback's re-arm
+    // included; in daemon mode the device that orders an arm before its EQE runs in
+    // another process, where ThreadSanitizer cannot follow the chain.
+    std::atomic<uint32_t> arm_sequence_{0};
 };
 
 // ---------------------------------------------------------------------------
