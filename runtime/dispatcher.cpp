@@ -1,6 +1,8 @@
-// Dispatcher objects: events, waits, delays. The design (one process-wide dispatcher lock,
-// waiters in a table outside the event, the signal handed to waiters under the lock) and the
-// reason a KEVENT may live on the waiter's stack are explained in wdm.h above KEVENT.
+// Dispatcher objects: events (and the signalling of timers and threads), waits, delays. The
+// design (one process-wide dispatcher lock, waiters in a table outside the object, the signal
+// handed to waiters under the lock) and the reason a KEVENT may live on the waiter's stack are
+// explained in wdm.h above KEVENT. Everything here works on the DISPATCHER_HEADER, so events,
+// timers (timer.cpp) and thread objects (thread.cpp) share one implementation.
 #include <sched.h>
 
 #include <array>
@@ -71,35 +73,55 @@ void unlink(LIST_ENTRY &entry) {
     entry.Flink = entry.Blink = nullptr;
 }
 
-std::atomic_ref<LONG> signal_state(PRKEVENT event) {
-    return std::atomic_ref<LONG>(event->Header.SignalState);
+using Object = DISPATCHER_HEADER;
+
+std::atomic_ref<LONG> signal_state(Object *object) {
+    return std::atomic_ref<LONG>(object->SignalState);
 }
 
-bool is_signalled(PRKEVENT event) {
-    return signal_state(event).load(std::memory_order_relaxed) != 0;
+bool is_signalled(Object *object) {
+    return signal_state(object).load(std::memory_order_relaxed) != 0;
 }
 
-bool is_synchronization(PRKEVENT event) {
-    return event->Header.Type == SynchronizationEvent;
+// Synchronization objects are consumed by the wait they satisfy.
+bool is_synchronization(const Object *object) {
+    return object->Type == kEventSynchronizationObject ||
+           object->Type == kTimerSynchronizationObject;
 }
 
-// Validates that `object` is an event (the only dispatcher object SoftNDK has).
-PRKEVENT as_event(PVOID object, const char *caller) {
-    auto *event = static_cast<PRKEVENT>(object);
-    if (event == nullptr) {
+bool is_known_type(UCHAR type) {
+    return type == kEventNotificationObject || type == kEventSynchronizationObject ||
+           type == kThreadObject || type == kTimerNotificationObject ||
+           type == kTimerSynchronizationObject;
+}
+
+// Validates that `object` is a dispatcher object SoftNDK has (event, timer, thread).
+Object *as_object(PVOID object, const char *caller) {
+    auto *header = static_cast<Object *>(object);
+    if (header == nullptr) {
         fatal(fmt::format("{}: the dispatcher object is NULL", caller));
     }
-    if (event->Header.Type > SynchronizationEvent) {
+    if (!is_known_type(header->Type)) {
         fatal(
-            fmt::format("{}: object {} is not a KEVENT (DISPATCHER_HEADER.Type {}); SoftNDK's "
-                        "dispatcher objects are events only",
-                        caller, object, event->Header.Type));
+            fmt::format("{}: object {} is not a dispatcher object SoftNDK knows "
+                        "(DISPATCHER_HEADER.Type {}; events are 0-1, threads 6, timers 8-9)",
+                        caller, object, header->Type));
     }
-    return event;
+    return header;
 }
 
-PRKEVENT block_event(const KWAIT_BLOCK &block) {
-    return static_cast<PRKEVENT>(block.Object);
+// Validates that `event` is an event (KeSetEvent and friends take nothing else).
+PRKEVENT as_event(PVOID object, const char *caller) {
+    Object *header = as_object(object, caller);
+    if (header->Type > kEventSynchronizationObject) {
+        fatal(fmt::format("{}: object {} is not a KEVENT (DISPATCHER_HEADER.Type {})", caller,
+                          object, header->Type));
+    }
+    return static_cast<PRKEVENT>(object);
+}
+
+Object *block_object(const KWAIT_BLOCK &block) {
+    return static_cast<Object *>(block.Object);
 }
 
 // Wakes `waiter` with `status` and takes all its wait blocks out of the table. The waiter
@@ -114,27 +136,27 @@ void satisfy(Waiter &waiter, NTSTATUS status) {
 }
 
 // WaitAll: is every object signalled, counting `being_set` as signalled?
-bool all_signalled(const Waiter &waiter, PRKEVENT being_set) {
+bool all_signalled(const Waiter &waiter, Object *being_set) {
     for (ULONG i = 0; i < waiter.count; ++i) {
-        PRKEVENT event = block_event(waiter.blocks[i]);
-        if (event != being_set && !is_signalled(event)) return false;
+        Object *object = block_object(waiter.blocks[i]);
+        if (object != being_set && !is_signalled(object)) return false;
     }
     return true;
 }
 
-// WaitAll satisfied: consume every synchronization event except `being_set` (whose signal
+// WaitAll satisfied: consume every synchronization object except `being_set` (whose signal
 // the caller never publishes).
-void consume_all(const Waiter &waiter, PRKEVENT being_set) {
+void consume_all(const Waiter &waiter, Object *being_set) {
     for (ULONG i = 0; i < waiter.count; ++i) {
-        PRKEVENT event = block_event(waiter.blocks[i]);
-        if (event != being_set && is_synchronization(event)) {
-            signal_state(event).store(0, std::memory_order_relaxed);
+        Object *object = block_object(waiter.blocks[i]);
+        if (object != being_set && is_synchronization(object)) {
+            signal_state(object).store(0, std::memory_order_relaxed);
         }
     }
 }
 
 // The wait's condition checked on entry, under the lock.
-std::optional<NTSTATUS> satisfy_at_once(ULONG count, PRKEVENT const *events, WAIT_TYPE type) {
+std::optional<NTSTATUS> satisfy_at_once(ULONG count, Object *const *events, WAIT_TYPE type) {
     if (type == WaitAny) {
         for (ULONG i = 0; i < count; ++i) {
             if (is_signalled(events[i])) {
@@ -170,7 +192,7 @@ void check_wait_irql(const char *caller, const LARGE_INTEGER *timeout, const voi
     }
 }
 
-NTSTATUS wait(ULONG count, PRKEVENT const *events, WAIT_TYPE type, const LARGE_INTEGER *timeout,
+NTSTATUS wait(ULONG count, Object *const *events, WAIT_TYPE type, const LARGE_INTEGER *timeout,
               PKWAIT_BLOCK blocks) {
     const Deadline deadline = deadline_from_timeout(timeout);
     Dispatcher &d = dispatcher();
@@ -191,6 +213,8 @@ NTSTATUS wait(ULONG count, PRKEVENT const *events, WAIT_TYPE type, const LARGE_I
         block.Object = events[i];
         insert_tail(d.bucket_of(events[i]), block.WaitListEntry);
     }
+    // Declared after `guard`, so it reports the wake-up under the dispatcher lock too.
+    const BlockingScope blocking;
     while (!waiter.satisfied) {
         if (deadline.kind == Deadline::Kind::kInfinite) {
             waiter.wake.wait(guard);
@@ -205,7 +229,59 @@ NTSTATUS wait(ULONG count, PRKEVENT const *events, WAIT_TYPE type, const LARGE_I
     return waiter.status;
 }
 
+// KeSetEvent for any dispatcher object, under the dispatcher lock.
+LONG signal_locked(Dispatcher &d, Object *object) {
+    const LONG previous = signal_state(object).load(std::memory_order_relaxed);
+    // Already signalled: no thread can be waiting for this object alone (it would have been
+    // satisfied), and a WaitAll waiter gains nothing from a second signal.
+    if (previous != 0) return previous;
+    const bool synchronization = is_synchronization(object);
+
+    LIST_ENTRY &head = d.bucket_of(object);
+    LIST_ENTRY *next = nullptr;
+    for (LIST_ENTRY *link = head.Flink; link != &head; link = next) {
+        next = link->Flink;
+        const KWAIT_BLOCK *block = CONTAINING_RECORD(link, KWAIT_BLOCK, WaitListEntry);
+        if (block->Object != object) continue;
+        auto *waiter = static_cast<Waiter *>(block->Thread);
+        NTSTATUS status;
+        if (waiter->type == WaitAny) {
+            status = STATUS_WAIT_0 + block->WaitKey;
+        } else if (all_signalled(*waiter, object)) {
+            consume_all(*waiter, object);
+            status = STATUS_SUCCESS;
+        } else {
+            continue;
+        }
+        // satisfy() unlinks all of this waiter's blocks; keep `next` on a block that stays.
+        while (next != &head &&
+               CONTAINING_RECORD(next, KWAIT_BLOCK, WaitListEntry)->Thread == waiter) {
+            next = next->Flink;
+        }
+        satisfy(*waiter, status);
+        // A synchronization object goes to exactly one waiter and stays unsignalled.
+        if (synchronization) return previous;
+    }
+    // The last access to *object: from here on the caller's waiters may free it.
+    signal_state(object).store(1, std::memory_order_release);
+    return previous;
+}
+
 }  // namespace
+
+LONG signal_object(DISPATCHER_HEADER *object, void (*then)(void *), void *context) {
+    Dispatcher &d = dispatcher();
+    std::lock_guard guard(d.lock);
+    const LONG previous = signal_locked(d, object);
+    if (then != nullptr) then(context);
+    return previous;
+}
+
+void reset_object(DISPATCHER_HEADER *object) {
+    std::lock_guard guard(dispatcher().lock);
+    signal_state(object).store(0, std::memory_order_relaxed);
+}
+
 }  // namespace softndk::wdk
 
 namespace wdk = softndk::wdk;
@@ -222,65 +298,27 @@ VOID NTAPI KeInitializeEvent(PRKEVENT Event, EVENT_TYPE Type, BOOLEAN State) {
     Event->Header.Reserved2 = 0;
     Event->Header.WaitListHead.Flink = Event->Header.WaitListHead.Blink =
         &Event->Header.WaitListHead;
-    wdk::signal_state(Event).store(State ? 1 : 0, std::memory_order_relaxed);
+    wdk::signal_state(&Event->Header).store(State ? 1 : 0, std::memory_order_relaxed);
 }
 
 LONG NTAPI KeSetEvent(PRKEVENT Event, KPRIORITY Increment, BOOLEAN Wait) {
     (void)Increment;
     (void)Wait;
-    PRKEVENT event = wdk::as_event(Event, "KeSetEvent");
-    wdk::Dispatcher &d = wdk::dispatcher();
-    std::lock_guard guard(d.lock);
-    const LONG previous = wdk::signal_state(event).load(std::memory_order_relaxed);
-    // Already signalled: no thread can be waiting for this event alone (it would have been
-    // satisfied), and a WaitAll waiter gains nothing from a second signal.
-    if (previous != 0) return previous;
-    const bool synchronization = wdk::is_synchronization(event);
-
-    LIST_ENTRY &head = d.bucket_of(event);
-    LIST_ENTRY *next = nullptr;
-    for (LIST_ENTRY *link = head.Flink; link != &head; link = next) {
-        next = link->Flink;
-        const KWAIT_BLOCK *block = CONTAINING_RECORD(link, KWAIT_BLOCK, WaitListEntry);
-        if (block->Object != event) continue;
-        auto *waiter = static_cast<wdk::Waiter *>(block->Thread);
-        NTSTATUS status;
-        if (waiter->type == WaitAny) {
-            status = STATUS_WAIT_0 + block->WaitKey;
-        } else if (wdk::all_signalled(*waiter, event)) {
-            wdk::consume_all(*waiter, event);
-            status = STATUS_SUCCESS;
-        } else {
-            continue;
-        }
-        // satisfy() unlinks all of this waiter's blocks; keep `next` on a block that stays.
-        while (next != &head &&
-               CONTAINING_RECORD(next, KWAIT_BLOCK, WaitListEntry)->Thread == waiter) {
-            next = next->Flink;
-        }
-        wdk::satisfy(*waiter, status);
-        // A synchronization event goes to exactly one waiter and stays unsignalled.
-        if (synchronization) return previous;
-    }
-    // The last access to *Event: from here on the caller's waiters may free it.
-    wdk::signal_state(event).store(1, std::memory_order_release);
-    return previous;
+    return wdk::signal_object(&wdk::as_event(Event, "KeSetEvent")->Header);
 }
 
 LONG NTAPI KeResetEvent(PRKEVENT Event) {
     PRKEVENT event = wdk::as_event(Event, "KeResetEvent");
     std::lock_guard guard(wdk::dispatcher().lock);
-    return wdk::signal_state(event).exchange(0, std::memory_order_relaxed);
+    return wdk::signal_state(&event->Header).exchange(0, std::memory_order_relaxed);
 }
 
 VOID NTAPI KeClearEvent(PRKEVENT Event) {
-    PRKEVENT event = wdk::as_event(Event, "KeClearEvent");
-    std::lock_guard guard(wdk::dispatcher().lock);
-    wdk::signal_state(event).store(0, std::memory_order_relaxed);
+    wdk::reset_object(&wdk::as_event(Event, "KeClearEvent")->Header);
 }
 
 LONG NTAPI KeReadStateEvent(PRKEVENT Event) {
-    return wdk::signal_state(Event).load(std::memory_order_acquire);
+    return wdk::signal_state(&Event->Header).load(std::memory_order_acquire);
 }
 
 NTSTATUS NTAPI KeWaitForSingleObject(PVOID Object, KWAIT_REASON WaitReason,
@@ -290,9 +328,9 @@ NTSTATUS NTAPI KeWaitForSingleObject(PVOID Object, KWAIT_REASON WaitReason,
     (void)WaitMode;
     (void)Alertable;
     wdk::check_wait_irql("KeWaitForSingleObject", Timeout, Object);
-    PRKEVENT event = wdk::as_event(Object, "KeWaitForSingleObject");
+    wdk::Object *object = wdk::as_object(Object, "KeWaitForSingleObject");
     KWAIT_BLOCK block;
-    return wdk::wait(1, &event, WaitAny, Timeout, &block);
+    return wdk::wait(1, &object, WaitAny, Timeout, &block);
 }
 
 NTSTATUS NTAPI KeWaitForMultipleObjects(ULONG Count, PVOID Object[], WAIT_TYPE WaitType,
@@ -319,9 +357,9 @@ NTSTATUS NTAPI KeWaitForMultipleObjects(ULONG Count, PVOID Object[], WAIT_TYPE W
                                static_cast<int>(WaitType)));
     }
     wdk::check_wait_irql("KeWaitForMultipleObjects", Timeout, Object[0]);
-    std::array<PRKEVENT, MAXIMUM_WAIT_OBJECTS> events;
+    std::array<wdk::Object *, MAXIMUM_WAIT_OBJECTS> events;
     for (ULONG i = 0; i < Count; ++i) {
-        events[i] = wdk::as_event(Object[i], "KeWaitForMultipleObjects");
+        events[i] = wdk::as_object(Object[i], "KeWaitForMultipleObjects");
     }
     std::array<KWAIT_BLOCK, THREAD_WAIT_OBJECTS> thread_blocks;
     PKWAIT_BLOCK blocks = WaitBlockArray != nullptr ? WaitBlockArray : thread_blocks.data();
@@ -343,10 +381,13 @@ NTSTATUS NTAPI KeDelayExecutionThread(KPROCESSOR_MODE WaitMode, BOOLEAN Alertabl
         case wdk::Deadline::Kind::kPoll:
             sched_yield();
             break;
-        case wdk::Deadline::Kind::kAt:
+        case wdk::Deadline::Kind::kAt: {
+            const wdk::BlockingScope blocking;
             std::this_thread::sleep_until(deadline.at);
             break;
+        }
         case wdk::Deadline::Kind::kInfinite:
+            wdk::note_thread_blocking();  // for good
             for (;;) {
                 std::this_thread::sleep_for(std::chrono::hours(24));
             }

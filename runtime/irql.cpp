@@ -1,4 +1,4 @@
-// Per-thread IRQL bookkeeping and spin locks.
+// Per-thread IRQL bookkeeping, spin locks and in-stack queued spin locks.
 #include <sched.h>
 
 #include <atomic>
@@ -51,6 +51,81 @@ void release(PKSPIN_LOCK lock) {
                  "releasing a spin lock that is not held");
     }
     word.store(0, std::memory_order_release);
+}
+
+// ---- In-stack queued spin locks: an MCS queue. The KSPIN_LOCK word holds the address of
+// the last queued KSPIN_LOCK_QUEUE (0 when free). An acquirer swaps itself in as the tail and,
+// if there was a predecessor, links itself behind it and waits for the predecessor to clear
+// its kQueueWait bit: each waiter watches only its own handle, and the lock passes in FIFO
+// order. The queue entries live in the callers' KLOCK_QUEUE_HANDLEs, on their stacks.
+// Windows keeps the same two flags in the low bits of LockQueue.Lock.
+constexpr ULONG_PTR kQueueWait = 1;   // still waiting for the predecessor's hand-off
+constexpr ULONG_PTR kQueueOwner = 2;  // holds the lock
+
+PKSPIN_LOCK_QUEUE queue_tail(PKSPIN_LOCK lock) {
+    return reinterpret_cast<PKSPIN_LOCK_QUEUE>(__atomic_load_n(lock, __ATOMIC_ACQUIRE));
+}
+
+ULONG_PTR queue_flags(const KSPIN_LOCK_QUEUE *entry) {
+    return reinterpret_cast<ULONG_PTR>(__atomic_load_n(&entry->Lock, __ATOMIC_ACQUIRE));
+}
+
+void set_queue_lock(PKSPIN_LOCK_QUEUE entry, PKSPIN_LOCK lock, ULONG_PTR flags) {
+    __atomic_store_n(&entry->Lock,
+                     reinterpret_cast<PKSPIN_LOCK>(reinterpret_cast<ULONG_PTR>(lock) | flags),
+                     __ATOMIC_RELEASE);
+}
+
+// Spins with the pause hint, then yields, until `done()`: the thread it waits for may have
+// been preempted.
+template <class Done>
+void spin_until(Done done) {
+    for (unsigned attempt = 0; !done(); ++attempt) {
+        if (attempt < kSpinsBeforeYield) {
+            cpu_relax();
+        } else {
+            sched_yield();
+        }
+    }
+}
+
+void acquire_queued(PKSPIN_LOCK lock, PKLOCK_QUEUE_HANDLE handle) {
+    PKSPIN_LOCK_QUEUE self = &handle->LockQueue;
+    __atomic_store_n(&self->Next, nullptr, __ATOMIC_RELAXED);
+    set_queue_lock(self, lock, kQueueWait);
+    auto *previous = reinterpret_cast<PKSPIN_LOCK_QUEUE>(
+        __atomic_exchange_n(lock, reinterpret_cast<ULONG_PTR>(self), __ATOMIC_ACQ_REL));
+    if (previous != nullptr) {
+        __atomic_store_n(&previous->Next, self, __ATOMIC_RELEASE);
+        spin_until([&] { return (queue_flags(self) & kQueueWait) == 0; });
+    }
+    set_queue_lock(self, lock, kQueueOwner);
+}
+
+void release_queued(PKLOCK_QUEUE_HANDLE handle) {
+    PKSPIN_LOCK_QUEUE self = &handle->LockQueue;
+    const ULONG_PTR flags = queue_flags(self);
+    auto *lock = reinterpret_cast<PKSPIN_LOCK>(flags & ~(kQueueWait | kQueueOwner));
+    if (lock == nullptr || (flags & kQueueOwner) == 0 || queue_tail(lock) == nullptr) {
+        bugcheck(SPIN_LOCK_NOT_OWNED, reinterpret_cast<ULONG_PTR>(lock),
+                 reinterpret_cast<ULONG_PTR>(handle), 0, 0,
+                 "releasing an in-stack queued spin lock through a handle that does not hold it");
+    }
+    set_queue_lock(self, nullptr, 0);
+    PKSPIN_LOCK_QUEUE next = __atomic_load_n(&self->Next, __ATOMIC_ACQUIRE);
+    if (next == nullptr) {
+        // No successor yet: free the lock, unless someone swapped in as tail meanwhile.
+        ULONG_PTR expected = reinterpret_cast<ULONG_PTR>(self);
+        if (__atomic_compare_exchange_n(lock, &expected, ULONG_PTR{0}, false, __ATOMIC_RELEASE,
+                                        __ATOMIC_RELAXED)) {
+            return;
+        }
+        // It has, and is about to link itself behind us.
+        spin_until([&] { return __atomic_load_n(&self->Next, __ATOMIC_ACQUIRE) != nullptr; });
+        next = __atomic_load_n(&self->Next, __ATOMIC_ACQUIRE);
+    }
+    // The hand-off; after this store the successor may return, so `next` is not touched again.
+    set_queue_lock(next, lock, 0);
 }
 
 }  // namespace
@@ -122,6 +197,30 @@ BOOLEAN NTAPI KeTryToAcquireSpinLockAtDpcLevel(PKSPIN_LOCK SpinLock) {
 BOOLEAN NTAPI KeTestSpinLock(PKSPIN_LOCK SpinLock) {
     return std::atomic_ref<ULONG_PTR>(*SpinLock).load(std::memory_order_relaxed) == 0 ? TRUE
                                                                                       : FALSE;
+}
+
+}  // extern "C"
+
+extern "C" {
+
+VOID NTAPI KeAcquireInStackQueuedSpinLock(PKSPIN_LOCK SpinLock, PKLOCK_QUEUE_HANDLE LockHandle) {
+    LockHandle->OldIrql = KfRaiseIrql(DISPATCH_LEVEL);
+    softndk::wdk::acquire_queued(SpinLock, LockHandle);
+}
+
+VOID NTAPI KeReleaseInStackQueuedSpinLock(PKLOCK_QUEUE_HANDLE LockHandle) {
+    const KIRQL old = LockHandle->OldIrql;
+    softndk::wdk::release_queued(LockHandle);
+    KeLowerIrql(old);
+}
+
+VOID NTAPI KeAcquireInStackQueuedSpinLockAtDpcLevel(PKSPIN_LOCK SpinLock,
+                                                    PKLOCK_QUEUE_HANDLE LockHandle) {
+    softndk::wdk::acquire_queued(SpinLock, LockHandle);
+}
+
+VOID NTAPI KeReleaseInStackQueuedSpinLockFromDpcLevel(PKLOCK_QUEUE_HANDLE LockHandle) {
+    softndk::wdk::release_queued(LockHandle);
 }
 
 }  // extern "C"

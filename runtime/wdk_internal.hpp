@@ -3,9 +3,11 @@
 // and timeout conversion. Not part of the consumer-facing API (that is include/ndkpi/wdm.h).
 #pragma once
 
+#include <pthread.h>
 #include <spdlog/spdlog.h>
 #include <wdm.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdarg>
 #include <cstddef>
@@ -57,5 +59,64 @@ inline void cpu_relax() {
 
 // Live pool allocations (ExAllocatePool* minus ExFreePool*), for leak checks in tests.
 std::size_t pool_live_allocations();
+
+// The process-wide instance of T, created at first use and never destroyed (runtime threads may
+// use it during process exit). A forked child does not inherit it: its first use creates a
+// fresh T, because the parent's runtime threads do not exist in the child and the parent's
+// instance may be locked by one of them. T's constructor must be cheap and start no thread
+// (two racing first uses may both construct one; the loser is deleted).
+template <class T>
+T &fork_local_instance() {
+    static std::atomic<T *> instance{nullptr};
+    [[maybe_unused]] static const bool reset_in_child = [] {
+        pthread_atfork(nullptr, nullptr,
+                       [] { instance.store(nullptr, std::memory_order_relaxed); });
+        return true;
+    }();
+    T *current = instance.load(std::memory_order_acquire);
+    if (current != nullptr) return *current;
+    T *fresh = new T;
+    if (instance.compare_exchange_strong(current, fresh, std::memory_order_acq_rel)) return *fresh;
+    delete fresh;
+    return *current;
+}
+
+// ---- Dispatcher objects (dispatcher.cpp).
+
+// DISPATCHER_HEADER.Type of the objects the dispatcher knows: Windows' KOBJECTS values.
+inline constexpr UCHAR kEventNotificationObject = 0;
+inline constexpr UCHAR kEventSynchronizationObject = 1;
+inline constexpr UCHAR kThreadObject = 6;
+inline constexpr UCHAR kTimerNotificationObject = 8;
+inline constexpr UCHAR kTimerSynchronizationObject = 9;
+
+// Signals a dispatcher object as KeSetEvent signals an event of the same kind (a
+// synchronization object goes to one waiter, or stays signalled until a wait consumes it) and
+// returns the previous SignalState. Takes the dispatcher lock and, if `then` is given, calls
+// then(context) after the signal, still under that lock: the threads the signal released cannot
+// run before `then` returns (the timer queues its DPC this way, so a waiter that frees the timer
+// and its DPC cannot race with the queueing). Lock order: timer -> dispatcher -> DPC queue, and
+// dispatcher -> worker pool.
+LONG signal_object(DISPATCHER_HEADER *object, void (*then)(void *) = nullptr,
+                   void *context = nullptr);
+// Makes a dispatcher object unsignalled. Takes the dispatcher lock.
+void reset_object(DISPATCHER_HEADER *object);
+
+// ---- Worker pool (worker.cpp).
+
+// A system worker thread about to block in a runtime wait (KeWaitFor*, KeDelayExecutionThread)
+// tells the pool, which may release another worker, as a KQUEUE does; it reports back when it
+// runs again. No-ops on every other thread. May be called under the dispatcher lock.
+void note_thread_blocking();
+void note_thread_unblocked();
+
+// Brackets a blocking wait with note_thread_blocking / note_thread_unblocked.
+class BlockingScope {
+  public:
+    BlockingScope() { note_thread_blocking(); }
+    ~BlockingScope() { note_thread_unblocked(); }
+    BlockingScope(const BlockingScope &) = delete;
+    BlockingScope &operator=(const BlockingScope &) = delete;
+};
 
 }  // namespace softndk::wdk

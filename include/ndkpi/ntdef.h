@@ -258,6 +258,41 @@ typedef struct _STRING {
     PCHAR Buffer;
 } STRING, ANSI_STRING, *PSTRING, *PANSI_STRING;
 
+/* ---- Object attributes, as PsCreateSystemThread and the Zw* calls take them.
+ * SoftNDK has no object namespace: the runtime accepts the structure and ignores
+ * its contents (a name, root directory or security descriptor is never used). */
+#define OBJ_INHERIT            0x00000002
+#define OBJ_PERMANENT          0x00000010
+#define OBJ_EXCLUSIVE          0x00000020
+#define OBJ_CASE_INSENSITIVE   0x00000040
+#define OBJ_OPENIF             0x00000080
+#define OBJ_OPENLINK           0x00000100
+#define OBJ_KERNEL_HANDLE      0x00000200
+#define OBJ_FORCE_ACCESS_CHECK 0x00000400
+#define OBJ_VALID_ATTRIBUTES   0x000007F2
+
+typedef struct _OBJECT_ATTRIBUTES {
+    ULONG Length;
+    HANDLE RootDirectory;
+    PUNICODE_STRING ObjectName;
+    ULONG Attributes;
+    PVOID SecurityDescriptor;
+    PVOID SecurityQualityOfService;
+} OBJECT_ATTRIBUTES, *POBJECT_ATTRIBUTES;
+typedef const OBJECT_ATTRIBUTES *PCOBJECT_ATTRIBUTES;
+
+/* A braced block, exactly as in the WDK, so `InitializeObjectAttributes(...);` is a
+ * statement. */
+#define InitializeObjectAttributes(p, n, a, r, s) \
+    {                                             \
+        (p)->Length = sizeof(OBJECT_ATTRIBUTES);  \
+        (p)->RootDirectory = (r);                 \
+        (p)->Attributes = (a);                    \
+        (p)->ObjectName = (n);                    \
+        (p)->SecurityDescriptor = (s);            \
+        (p)->SecurityQualityOfService = NULL;     \
+    }
+
 /* ---- Offsets and containers. */
 #define FIELD_OFFSET(type, field) ((LONG)offsetof(type, field))
 #define RTL_FIELD_SIZE(type, field) (sizeof(((type *)0)->field))

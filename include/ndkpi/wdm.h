@@ -8,9 +8,21 @@
  *
  *   IRQL        KeGetCurrentIrql, KeRaiseIrql, KeLowerIrql, KeRaiseIrqlToDpcLevel
  *   spin locks  KeInitializeSpinLock, KeAcquireSpinLock, KeReleaseSpinLock,
- *               Ke{Acquire,Release}SpinLock{At,From}DpcLevel, KeTryToAcquire..., KeTestSpinLock
+ *               Ke{Acquire,Release}SpinLock{At,From}DpcLevel, KeTryToAcquire..., KeTestSpinLock,
+ *               Ke{Acquire,Release}InStackQueuedSpinLock[{At,From}DpcLevel]
+ *   interlocked Interlocked{Increment,Decrement,Exchange,CompareExchange,ExchangeAdd,Add,Or,And,
+ *               Xor}[16|64], Interlocked{Exchange,CompareExchange}Pointer, InterlockedBitTest...
  *   events      KeInitializeEvent, KeSetEvent, KeResetEvent, KeClearEvent, KeReadStateEvent,
  *               KeWaitForSingleObject, KeWaitForMultipleObjects
+ *   executive   ExInitializeFastMutex, Ex{Acquire,Release}FastMutex, ExTryToAcquireFastMutex,
+ *   locks       Ex{Initialize,Acquire,Release}RundownProtection, ExRundownCompleted,
+ *               ExWaitForRundownProtectionRelease, ExReInitializeRundownProtection
+ *   DPCs        KeInitializeDpc, KeInsertQueueDpc, KeRemoveQueueDpc, KeFlushQueuedDpcs
+ *   timers      KeInitializeTimer[Ex], KeSetTimer[Ex], KeCancelTimer, KeReadStateTimer
+ *   work items  IoAllocateWorkItem, IoQueueWorkItem[Ex], IoFreeWorkItem,
+ *               ExInitializeWorkItem, ExQueueWorkItem
+ *   threads     PsCreateSystemThread, PsTerminateSystemThread, ZwClose, ZwWaitForSingleObject,
+ *               ObReferenceObjectByHandle, ObReferenceObject, ObDereferenceObject
  *   time        KeQueryPerformanceCounter, KeQuerySystemTime[Precise],
  *               KeQueryInterruptTime[Precise], KeQueryUnbiasedInterruptTime,
  *               KeDelayExecutionThread, KeStallExecutionProcessor
@@ -144,6 +156,8 @@ typedef LONG KPRIORITY;
 #define SPIN_LOCK_NOT_OWNED 0x00000010
 #define KMODE_EXCEPTION_NOT_HANDLED 0x0000001E
 #define BAD_POOL_CALLER 0x000000C2
+#define WORKER_THREAD_RETURNED_AT_BAD_IRQL 0x000000E1
+#define WORKER_INVALID                     0x000000E4
 
 DECLSPEC_NORETURN VOID NTAPI KeBugCheckEx(_In_ ULONG BugCheckCode,
                                           _In_ ULONG_PTR BugCheckParameter1,
@@ -183,6 +197,172 @@ VOID NTAPI KeReleaseSpinLockFromDpcLevel(_Inout_ PKSPIN_LOCK SpinLock);
 BOOLEAN NTAPI KeTryToAcquireSpinLockAtDpcLevel(_Inout_ PKSPIN_LOCK SpinLock);
 BOOLEAN NTAPI KeTestSpinLock(_In_ PKSPIN_LOCK SpinLock); /* TRUE if the lock looks free */
 
+/* ---- In-stack queued spin locks. The KLOCK_QUEUE_HANDLE lives on the
+ * acquiring thread's stack from acquire to release; the lock is handed to
+ * waiters in FIFO order (an MCS queue: the KSPIN_LOCK word points to the last
+ * waiter's handle, 0 when free, so KeInitializeSpinLock, a zeroed lock and
+ * KeTestSpinLock work as for ordinary spin locks). Each waiter spins on its own
+ * handle with the pause hint, then yields the CPU between looks. A lock used
+ * with these calls must not also be used with KeAcquireSpinLock and friends
+ * (the WDK forbids mixing them, and here the word's meaning differs).
+ * KeAcquireInStackQueuedSpinLock raises to DISPATCH_LEVEL and keeps the
+ * previous IRQL in LockHandle->OldIrql for the release; the AtDpcLevel /
+ * FromDpcLevel variants leave the IRQL alone. Re-acquiring a queued lock the
+ * thread already holds deadlocks, as on Windows; releasing through a handle
+ * whose lock is free bug-checks SPIN_LOCK_NOT_OWNED. */
+typedef struct _KSPIN_LOCK_QUEUE {
+    struct _KSPIN_LOCK_QUEUE *volatile Next;
+    PKSPIN_LOCK volatile Lock; /* low bits are runtime-private state while queued */
+} KSPIN_LOCK_QUEUE, *PKSPIN_LOCK_QUEUE;
+
+typedef struct _KLOCK_QUEUE_HANDLE {
+    KSPIN_LOCK_QUEUE LockQueue;
+    KIRQL OldIrql;
+} KLOCK_QUEUE_HANDLE, *PKLOCK_QUEUE_HANDLE;
+
+_IRQL_raises_(DISPATCH_LEVEL)
+VOID NTAPI KeAcquireInStackQueuedSpinLock(_Inout_ PKSPIN_LOCK SpinLock,
+                                          _Out_ PKLOCK_QUEUE_HANDLE LockHandle);
+VOID NTAPI KeReleaseInStackQueuedSpinLock(_In_ PKLOCK_QUEUE_HANDLE LockHandle);
+VOID NTAPI KeAcquireInStackQueuedSpinLockAtDpcLevel(_Inout_ PKSPIN_LOCK SpinLock,
+                                                    _Out_ PKLOCK_QUEUE_HANDLE LockHandle);
+VOID NTAPI KeReleaseInStackQueuedSpinLockFromDpcLevel(_In_ PKLOCK_QUEUE_HANDLE LockHandle);
+
+/* ---- Interlocked operations, at any IRQL. Each is one sequentially consistent
+ * atomic operation (a full barrier, like the x64 LOCK-prefixed instructions the
+ * WDK's intrinsics compile to), built on the compiler's __atomic builtins so the
+ * same definitions serve C11 and C++20. As in the WDK, Increment, Decrement and
+ * Add return the NEW value; Exchange, CompareExchange, ExchangeAdd, Or, And and
+ * Xor return the value the target held BEFORE the operation (for
+ * CompareExchange: the exchange happened iff the result equals Comperand).
+ * Targets must be naturally aligned. */
+#define SOFTNDK_INTERLOCKED_ORDER __ATOMIC_SEQ_CST
+
+FORCEINLINE LONG InterlockedIncrement(_Inout_ _Interlocked_operand_ LONG volatile *Addend) {
+    return __atomic_add_fetch(Addend, 1, SOFTNDK_INTERLOCKED_ORDER);
+}
+FORCEINLINE LONG InterlockedDecrement(_Inout_ _Interlocked_operand_ LONG volatile *Addend) {
+    return __atomic_sub_fetch(Addend, 1, SOFTNDK_INTERLOCKED_ORDER);
+}
+FORCEINLINE LONG InterlockedAdd(_Inout_ _Interlocked_operand_ LONG volatile *Addend,
+                                _In_ LONG Value) {
+    return __atomic_add_fetch(Addend, Value, SOFTNDK_INTERLOCKED_ORDER);
+}
+FORCEINLINE LONG InterlockedExchange(_Inout_ _Interlocked_operand_ LONG volatile *Target,
+                                     _In_ LONG Value) {
+    return __atomic_exchange_n(Target, Value, SOFTNDK_INTERLOCKED_ORDER);
+}
+FORCEINLINE LONG InterlockedExchangeAdd(_Inout_ _Interlocked_operand_ LONG volatile *Addend,
+                                        _In_ LONG Value) {
+    return __atomic_fetch_add(Addend, Value, SOFTNDK_INTERLOCKED_ORDER);
+}
+FORCEINLINE LONG
+InterlockedCompareExchange(_Inout_ _Interlocked_operand_ LONG volatile *Destination,
+                           _In_ LONG ExChange, _In_ LONG Comperand) {
+    __atomic_compare_exchange_n(Destination, &Comperand, ExChange, 0, SOFTNDK_INTERLOCKED_ORDER,
+                                SOFTNDK_INTERLOCKED_ORDER);
+    return Comperand; /* on failure the builtin stored the value it found */
+}
+FORCEINLINE LONG InterlockedOr(_Inout_ _Interlocked_operand_ LONG volatile *Destination,
+                               _In_ LONG Value) {
+    return __atomic_fetch_or(Destination, Value, SOFTNDK_INTERLOCKED_ORDER);
+}
+FORCEINLINE LONG InterlockedAnd(_Inout_ _Interlocked_operand_ LONG volatile *Destination,
+                                _In_ LONG Value) {
+    return __atomic_fetch_and(Destination, Value, SOFTNDK_INTERLOCKED_ORDER);
+}
+FORCEINLINE LONG InterlockedXor(_Inout_ _Interlocked_operand_ LONG volatile *Destination,
+                                _In_ LONG Value) {
+    return __atomic_fetch_xor(Destination, Value, SOFTNDK_INTERLOCKED_ORDER);
+}
+
+FORCEINLINE SHORT InterlockedIncrement16(_Inout_ _Interlocked_operand_ SHORT volatile *Addend) {
+    return __atomic_add_fetch(Addend, 1, SOFTNDK_INTERLOCKED_ORDER);
+}
+FORCEINLINE SHORT InterlockedDecrement16(_Inout_ _Interlocked_operand_ SHORT volatile *Addend) {
+    return __atomic_sub_fetch(Addend, 1, SOFTNDK_INTERLOCKED_ORDER);
+}
+FORCEINLINE SHORT
+InterlockedCompareExchange16(_Inout_ _Interlocked_operand_ SHORT volatile *Destination,
+                             _In_ SHORT ExChange, _In_ SHORT Comperand) {
+    __atomic_compare_exchange_n(Destination, &Comperand, ExChange, 0, SOFTNDK_INTERLOCKED_ORDER,
+                                SOFTNDK_INTERLOCKED_ORDER);
+    return Comperand;
+}
+
+FORCEINLINE LONG64 InterlockedIncrement64(_Inout_ _Interlocked_operand_ LONG64 volatile *Addend) {
+    return __atomic_add_fetch(Addend, 1, SOFTNDK_INTERLOCKED_ORDER);
+}
+FORCEINLINE LONG64 InterlockedDecrement64(_Inout_ _Interlocked_operand_ LONG64 volatile *Addend) {
+    return __atomic_sub_fetch(Addend, 1, SOFTNDK_INTERLOCKED_ORDER);
+}
+FORCEINLINE LONG64 InterlockedAdd64(_Inout_ _Interlocked_operand_ LONG64 volatile *Addend,
+                                    _In_ LONG64 Value) {
+    return __atomic_add_fetch(Addend, Value, SOFTNDK_INTERLOCKED_ORDER);
+}
+FORCEINLINE LONG64 InterlockedExchange64(_Inout_ _Interlocked_operand_ LONG64 volatile *Target,
+                                         _In_ LONG64 Value) {
+    return __atomic_exchange_n(Target, Value, SOFTNDK_INTERLOCKED_ORDER);
+}
+FORCEINLINE LONG64 InterlockedExchangeAdd64(_Inout_ _Interlocked_operand_ LONG64 volatile *Addend,
+                                            _In_ LONG64 Value) {
+    return __atomic_fetch_add(Addend, Value, SOFTNDK_INTERLOCKED_ORDER);
+}
+FORCEINLINE LONG64
+InterlockedCompareExchange64(_Inout_ _Interlocked_operand_ LONG64 volatile *Destination,
+                             _In_ LONG64 ExChange, _In_ LONG64 Comperand) {
+    __atomic_compare_exchange_n(Destination, &Comperand, ExChange, 0, SOFTNDK_INTERLOCKED_ORDER,
+                                SOFTNDK_INTERLOCKED_ORDER);
+    return Comperand;
+}
+FORCEINLINE LONG64 InterlockedOr64(_Inout_ _Interlocked_operand_ LONG64 volatile *Destination,
+                                   _In_ LONG64 Value) {
+    return __atomic_fetch_or(Destination, Value, SOFTNDK_INTERLOCKED_ORDER);
+}
+FORCEINLINE LONG64 InterlockedAnd64(_Inout_ _Interlocked_operand_ LONG64 volatile *Destination,
+                                    _In_ LONG64 Value) {
+    return __atomic_fetch_and(Destination, Value, SOFTNDK_INTERLOCKED_ORDER);
+}
+FORCEINLINE LONG64 InterlockedXor64(_Inout_ _Interlocked_operand_ LONG64 volatile *Destination,
+                                    _In_ LONG64 Value) {
+    return __atomic_fetch_xor(Destination, Value, SOFTNDK_INTERLOCKED_ORDER);
+}
+
+FORCEINLINE PVOID InterlockedExchangePointer(_Inout_ _Interlocked_operand_ PVOID volatile *Target,
+                                             _In_opt_ PVOID Value) {
+    return __atomic_exchange_n(Target, Value, SOFTNDK_INTERLOCKED_ORDER);
+}
+FORCEINLINE PVOID
+InterlockedCompareExchangePointer(_Inout_ _Interlocked_operand_ PVOID volatile *Destination,
+                                  _In_opt_ PVOID ExChange, _In_opt_ PVOID Comperand) {
+    __atomic_compare_exchange_n(Destination, &Comperand, ExChange, 0, SOFTNDK_INTERLOCKED_ORDER,
+                                SOFTNDK_INTERLOCKED_ORDER);
+    return Comperand;
+}
+
+/* Bit tests: set or clear bit Offset (0-31, or 0-63 for the 64-bit forms) and
+ * return its previous value (0 or 1). */
+FORCEINLINE BOOLEAN InterlockedBitTestAndSet(_Inout_ _Interlocked_operand_ LONG volatile *Base,
+                                             _In_ LONG Offset) {
+    const LONG bit = (LONG)((ULONG)1 << (Offset & 31));
+    return (BOOLEAN)((__atomic_fetch_or(Base, bit, SOFTNDK_INTERLOCKED_ORDER) & bit) != 0);
+}
+FORCEINLINE BOOLEAN InterlockedBitTestAndReset(_Inout_ _Interlocked_operand_ LONG volatile *Base,
+                                               _In_ LONG Offset) {
+    const LONG bit = (LONG)((ULONG)1 << (Offset & 31));
+    return (BOOLEAN)((__atomic_fetch_and(Base, ~bit, SOFTNDK_INTERLOCKED_ORDER) & bit) != 0);
+}
+FORCEINLINE BOOLEAN InterlockedBitTestAndSet64(_Inout_ _Interlocked_operand_ LONG64 volatile *Base,
+                                               _In_ LONG64 Offset) {
+    const LONG64 bit = (LONG64)((ULONG64)1 << (Offset & 63));
+    return (BOOLEAN)((__atomic_fetch_or(Base, bit, SOFTNDK_INTERLOCKED_ORDER) & bit) != 0);
+}
+FORCEINLINE BOOLEAN InterlockedBitTestAndReset64(
+    _Inout_ _Interlocked_operand_ LONG64 volatile *Base, _In_ LONG64 Offset) {
+    const LONG64 bit = (LONG64)((ULONG64)1 << (Offset & 63));
+    return (BOOLEAN)((__atomic_fetch_and(Base, ~bit, SOFTNDK_INTERLOCKED_ORDER) & bit) != 0);
+}
+
 /* ---- Dispatcher objects: events and waits.
  *
  * KEVENT is 24 bytes, Windows' x64 size, so consumer structures that embed one
@@ -193,9 +373,17 @@ BOOLEAN NTAPI KeTestSpinLock(_In_ PKSPIN_LOCK SpinLock); /* TRUE if the lock loo
  *
  * An all-zero KEVENT is a valid, unsignalled notification event (Type 0 is
  * NotificationEvent, SignalState 0 is not signalled), so code that only
- * RtlZeroMemory's an event may wait on it and set it. Only events are
- * dispatcher objects here: waiting on anything else (Type > 1) is reported and
- * aborts.
+ * RtlZeroMemory's an event may wait on it and set it. The dispatcher objects
+ * SoftNDK has are events, timers (KTIMER, below) and thread objects (the
+ * PETHREAD that ObReferenceObjectByHandle returns for a PsCreateSystemThread
+ * handle); each starts with a DISPATCHER_HEADER whose Type is Windows' object
+ * type: 0/1 notification/synchronization event, 6 thread, 8/9
+ * notification/synchronization timer. Waiting on anything else is reported and
+ * aborts. A synchronization object (event or timer) satisfies one wait and
+ * becomes unsignalled again; a notification object stays signalled and
+ * satisfies every wait until it is reset. The rules below for events hold for
+ * every type: the runtime signals timers and threads through the same path as
+ * KeSetEvent.
  *
  * Design - why an event may live on the waiter's stack:
  *   The event itself holds nothing but its type and SignalState. Waiting
@@ -246,12 +434,12 @@ typedef enum _KWAIT_REASON {
 } KWAIT_REASON;
 
 typedef struct _DISPATCHER_HEADER {
-    UCHAR Type;       /* EVENT_TYPE of an event: 0 notification, 1 synchronization */
+    UCHAR Type;       /* object type: 0/1 event, 6 thread, 8/9 timer (see above) */
     UCHAR Reserved1;
-    UCHAR Size;       /* sizeof(KEVENT) / sizeof(LONG) after KeInitializeEvent, else 0 */
+    UCHAR Size;       /* object size / sizeof(LONG) after its Initialize call, else 0 */
     UCHAR Reserved2;
     LONG SignalState; /* 0 not signalled, 1 signalled; use KeReadStateEvent */
-    LIST_ENTRY WaitListHead; /* unused; KeInitializeEvent makes it an empty list */
+    LIST_ENTRY WaitListHead; /* unused; the Initialize calls make it an empty list */
 } DISPATCHER_HEADER, *PDISPATCHER_HEADER;
 
 typedef struct _KEVENT {
@@ -315,6 +503,435 @@ ULONGLONG NTAPI KeQueryUnbiasedInterruptTime(VOID);
 NTSTATUS NTAPI KeDelayExecutionThread(_In_ KPROCESSOR_MODE WaitMode, _In_ BOOLEAN Alertable,
                                       _In_ PLARGE_INTEGER Interval);
 VOID NTAPI KeStallExecutionProcessor(_In_ ULONG MicroSeconds);
+
+/* ---- Fast mutexes. x64 layout (56 bytes). Count is 1 when free, 0 when owned,
+ * and -n when owned with n threads waiting on the embedded synchronization
+ * Event; Owner identifies the owning thread (runtime-private value). A
+ * FAST_MUTEX must be initialised with ExInitializeFastMutex (a zeroed one is
+ * "owned"), is not recursive, and must be released by the thread that acquired
+ * it.
+ *   ExAcquireFastMutex       IRQL <= APC_LEVEL (else bug-checks
+ *                            IRQL_NOT_LESS_OR_EQUAL); raises to APC_LEVEL and
+ *                            keeps the previous IRQL in OldIrql; sleeps (never
+ *                            spins) while another thread owns the mutex.
+ *                            Acquiring a mutex the thread already owns (a
+ *                            silent deadlock on Windows) is reported and aborts.
+ *   ExTryToAcquireFastMutex  as above, but returns FALSE at once (IRQL unchanged)
+ *                            when the mutex is owned.
+ *   ExReleaseFastMutex       at APC_LEVEL; wakes one waiter (FIFO) and lowers the
+ *                            IRQL to OldIrql. Releasing a mutex the thread does
+ *                            not own is reported and aborts. */
+typedef struct _FAST_MUTEX {
+    LONG Count;
+    PVOID Owner;
+    ULONG Contention; /* times an acquirer had to wait */
+    KEVENT Event;
+    ULONG OldIrql;
+} FAST_MUTEX, *PFAST_MUTEX;
+
+VOID NTAPI ExInitializeFastMutex(_Out_ PFAST_MUTEX FastMutex);
+_IRQL_raises_(APC_LEVEL)
+VOID NTAPI ExAcquireFastMutex(_Inout_ PFAST_MUTEX FastMutex);
+VOID NTAPI ExReleaseFastMutex(_Inout_ PFAST_MUTEX FastMutex);
+_Must_inspect_result_
+BOOLEAN NTAPI ExTryToAcquireFastMutex(_Inout_ PFAST_MUTEX FastMutex);
+
+/* ---- Rundown protection: guards an object against being torn down while
+ * others still use it. Windows' encoding: Count is 0 for "no users", users add
+ * 2 each (EX_RUNDOWN_COUNT_INC) and bit 0 (EX_RUNDOWN_ACTIVE) means rundown has
+ * begun, so a zeroed EX_RUNDOWN_REF is initialised. While the rundown waits for
+ * users to leave, Count holds the address of the waiter's on-stack wait block
+ * OR'ed with EX_RUNDOWN_ACTIVE; after it completes Count is EX_RUNDOWN_ACTIVE.
+ *   ExAcquireRundownProtection        IRQL <= DISPATCH_LEVEL. TRUE and one more
+ *                                     user, or FALSE once rundown has begun.
+ *   ExReleaseRundownProtection        IRQL <= DISPATCH_LEVEL; the last user to
+ *                                     leave during a rundown wakes the waiter.
+ *                                     Releasing with no users is reported and
+ *                                     aborts.
+ *   ExWaitForRundownProtectionRelease IRQL <= APC_LEVEL (else bug-checks
+ *                                     IRQL_NOT_LESS_OR_EQUAL). Begins the rundown
+ *                                     (later acquires fail) and sleeps until every
+ *                                     user has released; returns at once if rundown
+ *                                     had already completed. One waiter at a time.
+ *   ExRundownCompleted                marks the rundown complete (Count =
+ *                                     EX_RUNDOWN_ACTIVE).
+ *   ExReInitializeRundownProtection   after a completed rundown: acquires succeed
+ *                                     again (Count = 0). */
+typedef struct _EX_RUNDOWN_REF {
+    union {
+        volatile ULONG_PTR Count;
+        volatile PVOID Ptr;
+    };
+} EX_RUNDOWN_REF, *PEX_RUNDOWN_REF;
+#define EX_RUNDOWN_ACTIVE      0x1
+#define EX_RUNDOWN_COUNT_SHIFT 0x1
+#define EX_RUNDOWN_COUNT_INC   (1 << EX_RUNDOWN_COUNT_SHIFT)
+
+VOID NTAPI ExInitializeRundownProtection(_Out_ PEX_RUNDOWN_REF RunRef);
+VOID NTAPI ExReInitializeRundownProtection(_Inout_ PEX_RUNDOWN_REF RunRef);
+_Must_inspect_result_
+BOOLEAN NTAPI ExAcquireRundownProtection(_Inout_ PEX_RUNDOWN_REF RunRef);
+VOID NTAPI ExReleaseRundownProtection(_Inout_ PEX_RUNDOWN_REF RunRef);
+VOID NTAPI ExWaitForRundownProtectionRelease(_Inout_ PEX_RUNDOWN_REF RunRef);
+VOID NTAPI ExRundownCompleted(_Out_ PEX_RUNDOWN_REF RunRef);
+
+/* ---- Deferred procedure calls. x64 layout (64 bytes). One runtime thread -
+ * the "DPC processor", started at the first KeInsertQueueDpc and asleep
+ * whenever its queue is empty - runs queued DPCs one at a time in FIFO order,
+ * each at DISPATCH_LEVEL (so the routine may take spin locks with the
+ * AtDpcLevel calls and must not wait with a timeout). Serialising DPCs the way
+ * a single processor does keeps their order deterministic; a DPC routine that
+ * waits for another DPC to run therefore deadlocks. Importance and target
+ * processor are not modelled.
+ *   KeInitializeDpc     sets Type, the routine and its context; DpcData = NULL.
+ *   KeInsertQueueDpc    any IRQL. TRUE if it queued the DPC, with the two system
+ *                       arguments the routine will receive; FALSE (arguments
+ *                       unchanged) if the DPC was already queued. A DPC whose
+ *                       routine is running is no longer queued and may be
+ *                       queued again, even from its own routine.
+ *   KeRemoveQueueDpc    any IRQL. TRUE if the DPC was queued and is now removed
+ *                       (its routine will not run for that insertion); FALSE if
+ *                       it was not queued (its routine may be running).
+ *   KeFlushQueuedDpcs   PASSIVE_LEVEL (else bug-checks IRQL_NOT_LESS_OR_EQUAL).
+ *                       Returns once every DPC queued before the call has run -
+ *                       what a driver calls before freeing DPCs and timers.
+ * A routine that returns at an IRQL other than DISPATCH_LEVEL is reported and
+ * aborts. DpcData is non-NULL exactly while the DPC is queued; DpcListEntry
+ * links the queue. Both are runtime-private. The KDPC must stay valid while
+ * queued. A forked child starts with an empty DPC queue (and no set timers). */
+typedef struct _KDPC *PKDPC, *PRKDPC;
+typedef _Function_class_(KDEFERRED_ROUTINE) _IRQL_requires_(DISPATCH_LEVEL) _IRQL_requires_same_
+VOID KDEFERRED_ROUTINE(_In_ struct _KDPC *Dpc, _In_opt_ PVOID DeferredContext,
+                       _In_opt_ PVOID SystemArgument1, _In_opt_ PVOID SystemArgument2);
+typedef KDEFERRED_ROUTINE *PKDEFERRED_ROUTINE;
+
+typedef enum _KDPC_IMPORTANCE {
+    LowImportance,
+    MediumImportance,
+    HighImportance,
+    MediumHighImportance
+} KDPC_IMPORTANCE;
+#define DPC_NORMAL   0
+#define DPC_THREADED 1
+
+typedef struct _KDPC {
+    union {
+        ULONG TargetInfoAsUlong;
+        struct {
+            UCHAR Type; /* 19 (DpcObject) after KeInitializeDpc */
+            UCHAR Importance;
+            volatile USHORT Number;
+        } DUMMYSTRUCTNAME;
+    } DUMMYUNIONNAME;
+    SINGLE_LIST_ENTRY DpcListEntry;
+    KAFFINITY ProcessorHistory;
+    PKDEFERRED_ROUTINE DeferredRoutine;
+    PVOID DeferredContext;
+    PVOID SystemArgument1;
+    PVOID SystemArgument2;
+    volatile PVOID DpcData;
+} KDPC;
+
+VOID NTAPI KeInitializeDpc(_Out_ PRKDPC Dpc, _In_ PKDEFERRED_ROUTINE DeferredRoutine,
+                           _In_opt_ PVOID DeferredContext);
+BOOLEAN NTAPI KeInsertQueueDpc(_Inout_ PRKDPC Dpc, _In_opt_ PVOID SystemArgument1,
+                               _In_opt_ PVOID SystemArgument2);
+BOOLEAN NTAPI KeRemoveQueueDpc(_Inout_ PRKDPC Dpc);
+_IRQL_requires_max_(PASSIVE_LEVEL)
+VOID NTAPI KeFlushQueuedDpcs(VOID);
+
+/* ---- Timers. x64 layout (64 bytes). A KTIMER is a dispatcher object
+ * (KeWaitForSingleObject / KeWaitForMultipleObjects wait on it, KeReadStateTimer
+ * reads it) that can also queue a DPC when it expires. One runtime thread keeps
+ * the set timers ordered by due time and sleeps until the earliest one (or
+ * until a set or cancel changes it); it never polls.
+ *   KeInitializeTimer[Ex]  NotificationTimer (the only type KeInitializeTimer
+ *                          makes) or SynchronizationTimer; unsignalled, not set.
+ *                          A KTIMER must be initialised before use.
+ *   KeSetTimer[Ex]         IRQL <= DISPATCH_LEVEL. (Re)arms the timer: cancels it
+ *                          if set (the result is TRUE in that case), makes it
+ *                          unsignalled, and records Dpc (may be NULL) and Period
+ *                          (milliseconds, >= 0; 0 fires once). DueTime as for
+ *                          waits: negative is relative (100 ns units, on
+ *                          CLOCK_MONOTONIC), positive is an absolute system time
+ *                          converted once, when the timer is set (a later change
+ *                          of the wall clock does not move it), 0 or a time in the
+ *                          past expires at once.
+ *   expiry                 the timer is signalled exactly as KeSetEvent signals
+ *                          an event of the same kind (a notification timer
+ *                          releases every waiter and stays signalled; a
+ *                          synchronization timer releases one waiter, or stays
+ *                          signalled until one wait consumes it), then its DPC,
+ *                          if any, is queued with the low and high 32 bits of the
+ *                          system time as SystemArgument1 and 2. A periodic timer
+ *                          is re-armed Period ms after its previous due time;
+ *                          periods missed while the process was descheduled are
+ *                          skipped, not replayed.
+ *   KeCancelTimer          IRQL <= DISPATCH_LEVEL. TRUE if the timer was set (it
+ *                          will not expire); FALSE otherwise. The signal state is
+ *                          unchanged, and a DPC already queued by an expiry stays
+ *                          queued (KeRemoveQueueDpc or KeFlushQueuedDpcs deal
+ *                          with it, as on Windows).
+ *   KeReadStateTimer       TRUE if the timer is signalled.
+ * DueTime (the expiry on the monotonic clock), TimerListEntry (non-NULL links
+ * while set), Processor and Period are runtime-private; read Period only through
+ * what you passed. A set timer must stay valid until it is cancelled. */
+typedef enum _TIMER_TYPE { NotificationTimer, SynchronizationTimer } TIMER_TYPE;
+
+typedef struct _KTIMER {
+    DISPATCHER_HEADER Header;
+    ULARGE_INTEGER DueTime;
+    LIST_ENTRY TimerListEntry;
+    struct _KDPC *Dpc;
+    ULONG Processor;
+    ULONG Period;
+} KTIMER, *PKTIMER, *PRKTIMER;
+
+VOID NTAPI KeInitializeTimer(_Out_ PKTIMER Timer);
+VOID NTAPI KeInitializeTimerEx(_Out_ PKTIMER Timer, _In_ TIMER_TYPE Type);
+BOOLEAN NTAPI KeSetTimer(_Inout_ PKTIMER Timer, _In_ LARGE_INTEGER DueTime, _In_opt_ PKDPC Dpc);
+BOOLEAN NTAPI KeSetTimerEx(_Inout_ PKTIMER Timer, _In_ LARGE_INTEGER DueTime, _In_ LONG Period,
+                           _In_opt_ PKDPC Dpc);
+BOOLEAN NTAPI KeCancelTimer(_Inout_ PKTIMER Timer);
+BOOLEAN NTAPI KeReadStateTimer(_In_ PKTIMER Timer);
+
+/* ---- Driver and device objects: minimal. Each structure is the leading part
+ * of Windows' x64 layout (fields keep their Windows offsets; the rest of
+ * Windows' structure is absent), enough for DriverEntry/DriverUnload and for
+ * the device object a work item is allocated against. The runtime reads and
+ * writes nothing in them except DEVICE_OBJECT.ReferenceCount (see work items). */
+typedef ULONG DEVICE_TYPE;
+typedef struct _DRIVER_EXTENSION *PDRIVER_EXTENSION;
+typedef struct _FAST_IO_DISPATCH *PFAST_IO_DISPATCH;
+typedef struct _IO_TIMER *PIO_TIMER;
+typedef struct _VPB *PVPB;
+
+typedef struct _DEVICE_OBJECT {
+    CSHORT Type; /* IO_TYPE_DEVICE (3) when the runtime creates one */
+    USHORT Size;
+    LONG ReferenceCount;
+    struct _DRIVER_OBJECT *DriverObject;
+    struct _DEVICE_OBJECT *NextDevice;
+    struct _DEVICE_OBJECT *AttachedDevice;
+    struct _IRP *CurrentIrp;
+    PIO_TIMER Timer;
+    ULONG Flags;
+    ULONG Characteristics;
+    volatile PVPB Vpb;
+    PVOID DeviceExtension;
+    DEVICE_TYPE DeviceType;
+    CHAR StackSize;
+} DEVICE_OBJECT;
+
+typedef _Function_class_(DRIVER_INITIALIZE) _IRQL_requires_same_
+NTSTATUS DRIVER_INITIALIZE(_In_ struct _DRIVER_OBJECT *DriverObject,
+                           _In_ PUNICODE_STRING RegistryPath);
+typedef DRIVER_INITIALIZE *PDRIVER_INITIALIZE;
+typedef _Function_class_(DRIVER_STARTIO) _IRQL_requires_max_(DISPATCH_LEVEL)
+VOID DRIVER_STARTIO(_Inout_ struct _DEVICE_OBJECT *DeviceObject, _Inout_ struct _IRP *Irp);
+typedef DRIVER_STARTIO *PDRIVER_STARTIO;
+typedef _Function_class_(DRIVER_UNLOAD) _IRQL_requires_(PASSIVE_LEVEL)
+VOID DRIVER_UNLOAD(_In_ struct _DRIVER_OBJECT *DriverObject);
+typedef DRIVER_UNLOAD *PDRIVER_UNLOAD;
+typedef _Function_class_(DRIVER_DISPATCH) _IRQL_requires_max_(DISPATCH_LEVEL)
+NTSTATUS DRIVER_DISPATCH(_In_ struct _DEVICE_OBJECT *DeviceObject, _Inout_ struct _IRP *Irp);
+typedef DRIVER_DISPATCH *PDRIVER_DISPATCH;
+
+#define IRP_MJ_MAXIMUM_FUNCTION 0x1b
+
+typedef struct _DRIVER_OBJECT {
+    CSHORT Type; /* IO_TYPE_DRIVER (4) when the runtime creates one */
+    CSHORT Size;
+    PDEVICE_OBJECT DeviceObject;
+    ULONG Flags;
+    PVOID DriverStart;
+    ULONG DriverSize;
+    PVOID DriverSection;
+    PDRIVER_EXTENSION DriverExtension;
+    UNICODE_STRING DriverName;
+    PUNICODE_STRING HardwareDatabase;
+    PFAST_IO_DISPATCH FastIoDispatch;
+    PDRIVER_INITIALIZE DriverInit;
+    PDRIVER_STARTIO DriverStartIo;
+    PDRIVER_UNLOAD DriverUnload;
+    PDRIVER_DISPATCH MajorFunction[IRP_MJ_MAXIMUM_FUNCTION + 1];
+} DRIVER_OBJECT;
+
+/* ---- System worker threads: executive work items and I/O work items.
+ *
+ * Both kinds run on one pool of runtime worker threads at PASSIVE_LEVEL, in
+ * FIFO order of queueing; the WORK_QUEUE_TYPE (critical, delayed, normal, ...)
+ * is accepted and does not change the order. The pool behaves like Windows'
+ * work queues (KQUEUEs): it lets at most as many workers run as the machine has
+ * processors (at least 2), but when a running work routine blocks in
+ * KeWaitForSingleObject, KeWaitForMultipleObjects or KeDelayExecutionThread
+ * with work still queued, another worker is released (a thread is created if
+ * none is idle, up to 64), so work items that wait for one another do not
+ * deadlock. Blocking by other means (a pthread mutex, a system call) is not
+ * seen. Idle workers sleep on a condition variable; workers beyond the
+ * processor count exit after 10 s idle. A work routine must return at
+ * PASSIVE_LEVEL, else the runtime bug-checks WORKER_THREAD_RETURNED_AT_BAD_IRQL.
+ * Queueing is allowed at IRQL <= DISPATCH_LEVEL (else IRQL_NOT_LESS_OR_EQUAL).
+ * A forked child starts with no queued work and no workers.
+ *
+ * WORK_QUEUE_ITEM (caller-owned): ExInitializeWorkItem sets the routine and
+ * parameter and List.Flink = NULL; List.Flink is non-NULL exactly while the
+ * item is queued. The worker clears it before calling the routine, so the
+ * routine may free the item or queue it again. Queueing an item that is already
+ * queued bug-checks WORKER_INVALID.
+ *
+ * IO_WORKITEM (runtime-owned, opaque): IoAllocateWorkItem returns one (NULL if
+ * pool is exhausted) for DeviceObject, which the routine receives. While the
+ * item is queued or its routine runs, DeviceObject->ReferenceCount is one
+ * higher, as Windows' reference on the device keeps a driver from unloading
+ * under a pending item (SoftNDK also accepts a NULL DeviceObject, which Windows
+ * does not, because device objects come from a driver runner not everyone
+ * uses). IoQueueWorkItem[Ex] queues it with a routine and context; queueing it
+ * again before its routine has started bug-checks WORKER_INVALID, but the
+ * routine may queue it again. IoFreeWorkItem frees it and may be called from
+ * inside its own routine (the runtime does not touch the item after calling the
+ * routine); freeing an item that is queued is reported and aborts. The
+ * IoQueueWorkItemEx routine also receives the IO_WORKITEM. */
+typedef enum _WORK_QUEUE_TYPE {
+    CriticalWorkQueue,
+    DelayedWorkQueue,
+    HyperCriticalWorkQueue,
+    NormalWorkQueue,
+    BackgroundWorkQueue,
+    RealTimeWorkQueue,
+    SuperCriticalWorkQueue,
+    MaximumWorkQueue,
+    CustomPriorityWorkQueue = 32
+} WORK_QUEUE_TYPE;
+
+typedef _Function_class_(WORKER_THREAD_ROUTINE) _IRQL_requires_(PASSIVE_LEVEL)
+VOID WORKER_THREAD_ROUTINE(_In_ PVOID Parameter);
+typedef WORKER_THREAD_ROUTINE *PWORKER_THREAD_ROUTINE;
+
+typedef struct _WORK_QUEUE_ITEM {
+    LIST_ENTRY List;
+    PWORKER_THREAD_ROUTINE WorkerRoutine;
+    volatile PVOID Parameter;
+} WORK_QUEUE_ITEM, *PWORK_QUEUE_ITEM;
+
+FORCEINLINE VOID ExInitializeWorkItem(_Out_ PWORK_QUEUE_ITEM Item,
+                                      _In_ PWORKER_THREAD_ROUTINE Routine, _In_opt_ PVOID Context) {
+    Item->WorkerRoutine = Routine;
+    Item->Parameter = Context;
+    Item->List.Flink = NULL;
+}
+_IRQL_requires_max_(DISPATCH_LEVEL)
+VOID NTAPI ExQueueWorkItem(_Inout_ PWORK_QUEUE_ITEM WorkItem, _In_ WORK_QUEUE_TYPE QueueType);
+
+typedef struct _IO_WORKITEM IO_WORKITEM, *PIO_WORKITEM;
+typedef _Function_class_(IO_WORKITEM_ROUTINE) _IRQL_requires_(PASSIVE_LEVEL)
+VOID IO_WORKITEM_ROUTINE(_In_ PDEVICE_OBJECT DeviceObject, _In_opt_ PVOID Context);
+typedef IO_WORKITEM_ROUTINE *PIO_WORKITEM_ROUTINE;
+typedef _Function_class_(IO_WORKITEM_ROUTINE_EX) _IRQL_requires_(PASSIVE_LEVEL)
+VOID IO_WORKITEM_ROUTINE_EX(_In_ PVOID IoObject, _In_opt_ PVOID Context,
+                            _In_ PIO_WORKITEM IoWorkItem);
+typedef IO_WORKITEM_ROUTINE_EX *PIO_WORKITEM_ROUTINE_EX;
+
+_IRQL_requires_max_(DISPATCH_LEVEL) _Must_inspect_result_
+PIO_WORKITEM NTAPI IoAllocateWorkItem(_In_opt_ PDEVICE_OBJECT DeviceObject);
+_IRQL_requires_max_(DISPATCH_LEVEL)
+VOID NTAPI IoFreeWorkItem(_In_ PIO_WORKITEM IoWorkItem);
+_IRQL_requires_max_(DISPATCH_LEVEL)
+VOID NTAPI IoQueueWorkItem(_Inout_ PIO_WORKITEM IoWorkItem,
+                           _In_ PIO_WORKITEM_ROUTINE WorkerRoutine,
+                           _In_ WORK_QUEUE_TYPE QueueType, _In_opt_ PVOID Context);
+_IRQL_requires_max_(DISPATCH_LEVEL)
+VOID NTAPI IoQueueWorkItemEx(_Inout_ PIO_WORKITEM IoWorkItem,
+                             _In_ PIO_WORKITEM_ROUTINE_EX WorkerRoutine,
+                             _In_ WORK_QUEUE_TYPE QueueType, _In_opt_ PVOID Context);
+
+/* ---- System threads, handles and object references.
+ *
+ * PsCreateSystemThread (PASSIVE_LEVEL, else IRQL_NOT_LESS_OR_EQUAL) starts a
+ * POSIX thread that runs StartRoutine(StartContext) at PASSIVE_LEVEL and
+ * returns a kernel-style handle to its thread object (values look like Windows
+ * kernel handles: 0xFFFFFFFF8xxxxxxx). DesiredAccess, ObjectAttributes and
+ * ProcessHandle are accepted and ignored; ClientId, if given, receives the
+ * process ID and a unique thread ID. STATUS_INSUFFICIENT_RESOURCES if the
+ * thread cannot be created. The thread ends when StartRoutine returns or calls
+ * PsTerminateSystemThread; either way its thread object becomes signalled
+ * (a notification object: it stays signalled).
+ *
+ * What real drivers do with the handle, and what works here:
+ *   - ZwClose(handle) at once, when nobody needs to wait for the thread;
+ *   - ObReferenceObjectByHandle(handle, ..., *PsThreadType, KernelMode,
+ *     (PVOID *)&thread, NULL), then ZwClose(handle); at unload they ask the
+ *     thread to stop, KeWaitForSingleObject(thread, Executive, KernelMode,
+ *     FALSE, NULL) and ObDereferenceObject(thread);
+ *   - ZwWaitForSingleObject(handle, FALSE, timeout) on the handle itself.
+ * The thread object lives while its thread runs, while a handle to it is open
+ * and while a reference taken with ObReferenceObject[ByHandle] is held.
+ *
+ * PsTerminateSystemThread ends the calling system thread and does not return:
+ * its stack is unwound as pthread_exit does (C++ destructors run), and only then
+ * does the thread object become signalled. Called on a thread
+ * PsCreateSystemThread did not create, it returns STATUS_INVALID_PARAMETER.
+ *
+ * ZwClose, ZwWaitForSingleObject and ObReferenceObjectByHandle return
+ * STATUS_INVALID_HANDLE for a handle that is not open (Windows may bug-check
+ * INVALID_KERNEL_HANDLE instead), and ObReferenceObjectByHandle returns
+ * STATUS_OBJECT_TYPE_MISMATCH for an ObjectType other than NULL or
+ * *PsThreadType. Thread objects are the only
+ * objects the object manager knows: ObReferenceObject / ObDereferenceObject on
+ * anything else is reported and aborts. */
+typedef ULONG ACCESS_MASK, *PACCESS_MASK;
+/* Only the rights drivers pass when creating and referencing threads; short
+ * generic names such as DELETE are left out, as they collide with C++ code. */
+#define SYNCHRONIZE              0x00100000
+#define STANDARD_RIGHTS_REQUIRED 0x000F0000
+#define GENERIC_READ             0x80000000
+#define GENERIC_WRITE            0x40000000
+#define GENERIC_EXECUTE          0x20000000
+#define GENERIC_ALL              0x10000000
+#define THREAD_ALL_ACCESS        (STANDARD_RIGHTS_REQUIRED | SYNCHRONIZE | 0xFFFF)
+
+typedef struct _CLIENT_ID {
+    HANDLE UniqueProcess;
+    HANDLE UniqueThread;
+} CLIENT_ID, *PCLIENT_ID;
+
+typedef _Function_class_(KSTART_ROUTINE) _IRQL_requires_same_
+VOID KSTART_ROUTINE(_In_ PVOID StartContext);
+typedef KSTART_ROUTINE *PKSTART_ROUTINE;
+
+typedef struct _OBJECT_TYPE *POBJECT_TYPE;
+typedef struct _OBJECT_HANDLE_INFORMATION {
+    ULONG HandleAttributes;
+    ACCESS_MASK GrantedAccess;
+} OBJECT_HANDLE_INFORMATION, *POBJECT_HANDLE_INFORMATION;
+extern POBJECT_TYPE *PsThreadType;
+
+_IRQL_requires_max_(PASSIVE_LEVEL)
+NTSTATUS NTAPI PsCreateSystemThread(_Out_ PHANDLE ThreadHandle, _In_ ULONG DesiredAccess,
+                                    _In_opt_ POBJECT_ATTRIBUTES ObjectAttributes,
+                                    _In_opt_ HANDLE ProcessHandle, _Out_opt_ PCLIENT_ID ClientId,
+                                    _In_ PKSTART_ROUTINE StartRoutine,
+                                    _In_opt_ PVOID StartContext);
+_IRQL_requires_max_(PASSIVE_LEVEL)
+NTSTATUS NTAPI PsTerminateSystemThread(_In_ NTSTATUS ExitStatus);
+
+_IRQL_requires_max_(PASSIVE_LEVEL)
+NTSTATUS NTAPI ZwClose(_In_ HANDLE Handle);
+/* ntifs.h in the WDK; here so that a driver including ntddk.h finds it. Waits as
+ * KeWaitForSingleObject does on the object behind Handle. */
+_IRQL_requires_max_(PASSIVE_LEVEL)
+NTSTATUS NTAPI ZwWaitForSingleObject(_In_ HANDLE Handle, _In_ BOOLEAN Alertable,
+                                     _In_opt_ PLARGE_INTEGER Timeout);
+_IRQL_requires_max_(APC_LEVEL)
+NTSTATUS NTAPI ObReferenceObjectByHandle(_In_ HANDLE Handle, _In_ ACCESS_MASK DesiredAccess,
+                                         _In_opt_ POBJECT_TYPE ObjectType,
+                                         _In_ KPROCESSOR_MODE AccessMode, _Out_ PVOID *Object,
+                                         _Out_opt_ POBJECT_HANDLE_INFORMATION HandleInformation);
+/* Return the new reference count. */
+LONG_PTR NTAPI ObfReferenceObject(_In_ PVOID Object);
+LONG_PTR NTAPI ObfDereferenceObject(_In_ PVOID Object);
+#define ObReferenceObject(Object)   ObfReferenceObject(Object)
+#define ObDereferenceObject(Object) ObfDereferenceObject(Object)
 
 /* ---- Pool. Every allocation is preceded by a 32-byte header that keeps the
  * tag, the size and a magic word; ExFreePoolWithTag with a non-zero tag that

@@ -278,14 +278,23 @@ TEST_CASE("event: at DISPATCH_LEVEL a wait may only poll, a timed wait bug-check
     CHECK_THAT(child.err, Catch::Contains("KeWaitForSingleObject at IRQL 2"));
 }
 
-TEST_CASE("event: waiting on something that is not an event aborts") {
+TEST_CASE("event: waiting on an unknown dispatcher object, or setting a non-event, aborts") {
     struct {
-        UCHAR Type = 5;  // a Windows mutant's type, for instance
+        UCHAR Type = 5;  // a Windows semaphore's type, for instance
         UCHAR rest[23] = {};
     } not_an_event;
-    const auto child = softndk::test::run_in_child([&] {
+    auto child = softndk::test::run_in_child([&] {
         LARGE_INTEGER zero = zero_timeout();
         KeWaitForSingleObject(&not_an_event, Executive, KernelMode, FALSE, &zero);
+    });
+    CHECK(child.aborted());
+    CHECK_THAT(child.err, Catch::Contains("is not a dispatcher object SoftNDK knows"));
+
+    // A timer is a dispatcher object, but not an event.
+    child = softndk::test::run_in_child([] {
+        KTIMER timer;
+        KeInitializeTimer(&timer);
+        KeSetEvent(reinterpret_cast<PRKEVENT>(&timer), IO_NO_INCREMENT, FALSE);
     });
     CHECK(child.aborted());
     CHECK_THAT(child.err, Catch::Contains("is not a KEVENT"));

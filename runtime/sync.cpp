@@ -1,0 +1,196 @@
+// Executive synchronisation: fast mutexes and rundown protection, built on KEVENT waits so
+// that contended acquirers sleep in the dispatcher (and a system worker that blocks here lets
+// the pool release another worker). Contracts are in wdm.h.
+#include <atomic>
+
+#include <spdlog/fmt/fmt.h>
+
+#include "wdk_internal.hpp"
+
+namespace softndk::wdk {
+namespace {
+
+static_assert(sizeof(FAST_MUTEX) == 56, "FAST_MUTEX must keep Windows' x64 size");
+static_assert(offsetof(FAST_MUTEX, Event) == 24);
+static_assert(offsetof(FAST_MUTEX, OldIrql) == 48);
+static_assert(sizeof(EX_RUNDOWN_REF) == 8);
+
+// A fast mutex's Owner is the address of the owner's t_owner_token: non-NULL and distinct for
+// every live thread.
+thread_local char t_owner_token;
+
+PVOID self_token() {
+    return &t_owner_token;
+}
+
+std::atomic_ref<LONG> mutex_count(PFAST_MUTEX mutex) {
+    return std::atomic_ref<LONG>(mutex->Count);
+}
+
+std::atomic_ref<PVOID> mutex_owner(PFAST_MUTEX mutex) {
+    return std::atomic_ref<PVOID>(mutex->Owner);
+}
+
+void check_irql_at_most(KIRQL highest, const char *caller, const void *object) {
+    const KIRQL irql = KeGetCurrentIrql();
+    if (irql > highest) {
+        bugcheck(IRQL_NOT_LESS_OR_EQUAL, reinterpret_cast<ULONG_PTR>(object), irql, highest, 0,
+                 fmt::format("{} at IRQL {} (the limit is {})", caller, irql, highest));
+    }
+}
+
+// ---- Rundown references. Count is ULONG_PTR-sized and declared volatile in the WDK layout, so
+// the atomic builtins (which accept volatile objects) do the accesses.
+
+// A rundown in progress: Count points here (| EX_RUNDOWN_ACTIVE). Lives on the waiter's stack;
+// the last user to leave sets the event, whose KeSetEvent makes that user's last access.
+struct alignas(8) RundownWaitBlock {
+    ULONG_PTR users;
+    KEVENT wake;
+};
+
+ULONG_PTR load_count(PEX_RUNDOWN_REF ref) {
+    return __atomic_load_n(&ref->Count, __ATOMIC_ACQUIRE);
+}
+
+bool exchange_count(PEX_RUNDOWN_REF ref, ULONG_PTR &expected, ULONG_PTR desired) {
+    return __atomic_compare_exchange_n(&ref->Count, &expected, desired, false, __ATOMIC_ACQ_REL,
+                                       __ATOMIC_ACQUIRE);
+}
+
+}  // namespace
+}  // namespace softndk::wdk
+
+namespace wdk = softndk::wdk;
+
+extern "C" {
+
+VOID NTAPI ExInitializeFastMutex(PFAST_MUTEX FastMutex) {
+    FastMutex->Count = 1;
+    FastMutex->Owner = nullptr;
+    FastMutex->Contention = 0;
+    KeInitializeEvent(&FastMutex->Event, SynchronizationEvent, FALSE);
+    FastMutex->OldIrql = PASSIVE_LEVEL;
+}
+
+VOID NTAPI ExAcquireFastMutex(PFAST_MUTEX FastMutex) {
+    wdk::check_irql_at_most(APC_LEVEL, "ExAcquireFastMutex", FastMutex);
+    // Only this thread can have stored its own token, so the check has no false positives.
+    if (wdk::mutex_owner(FastMutex).load(std::memory_order_relaxed) == wdk::self_token()) {
+        wdk::fatal(
+            fmt::format("ExAcquireFastMutex: the thread already owns fast mutex {} (fast "
+                        "mutexes are not recursive; this deadlocks on Windows)",
+                        static_cast<void *>(FastMutex)));
+    }
+    const KIRQL old = KfRaiseIrql(APC_LEVEL);
+    // 1 -> 0 takes a free mutex; anything lower means an owner, and the release that brings
+    // Count back up to <= 0 sets the synchronization event for exactly one waiter.
+    if (wdk::mutex_count(FastMutex).fetch_sub(1, std::memory_order_acquire) != 1) {
+        std::atomic_ref<ULONG>(FastMutex->Contention).fetch_add(1, std::memory_order_relaxed);
+        KeWaitForSingleObject(&FastMutex->Event, WrExecutive, KernelMode, FALSE, nullptr);
+    }
+    wdk::mutex_owner(FastMutex).store(wdk::self_token(), std::memory_order_relaxed);
+    FastMutex->OldIrql = old;
+}
+
+BOOLEAN NTAPI ExTryToAcquireFastMutex(PFAST_MUTEX FastMutex) {
+    wdk::check_irql_at_most(APC_LEVEL, "ExTryToAcquireFastMutex", FastMutex);
+    const KIRQL old = KfRaiseIrql(APC_LEVEL);
+    LONG expected = 1;
+    if (!wdk::mutex_count(FastMutex).compare_exchange_strong(expected, 0,
+                                                             std::memory_order_acquire)) {
+        KeLowerIrql(old);
+        return FALSE;
+    }
+    wdk::mutex_owner(FastMutex).store(wdk::self_token(), std::memory_order_relaxed);
+    FastMutex->OldIrql = old;
+    return TRUE;
+}
+
+VOID NTAPI ExReleaseFastMutex(PFAST_MUTEX FastMutex) {
+    if (wdk::mutex_owner(FastMutex).load(std::memory_order_relaxed) != wdk::self_token()) {
+        wdk::fatal(fmt::format("ExReleaseFastMutex: fast mutex {} is not owned by this thread",
+                               static_cast<void *>(FastMutex)));
+    }
+    const auto old = static_cast<KIRQL>(FastMutex->OldIrql);
+    wdk::mutex_owner(FastMutex).store(nullptr, std::memory_order_relaxed);
+    if (wdk::mutex_count(FastMutex).fetch_add(1, std::memory_order_release) < 0) {
+        KeSetEvent(&FastMutex->Event, IO_NO_INCREMENT, FALSE);
+    }
+    KeLowerIrql(old);
+}
+
+VOID NTAPI ExInitializeRundownProtection(PEX_RUNDOWN_REF RunRef) {
+    __atomic_store_n(&RunRef->Count, ULONG_PTR{0}, __ATOMIC_RELEASE);
+}
+
+VOID NTAPI ExReInitializeRundownProtection(PEX_RUNDOWN_REF RunRef) {
+    __atomic_store_n(&RunRef->Count, ULONG_PTR{0}, __ATOMIC_RELEASE);
+}
+
+BOOLEAN NTAPI ExAcquireRundownProtection(PEX_RUNDOWN_REF RunRef) {
+    wdk::check_irql_at_most(DISPATCH_LEVEL, "ExAcquireRundownProtection", RunRef);
+    ULONG_PTR count = wdk::load_count(RunRef);
+    for (;;) {
+        if ((count & EX_RUNDOWN_ACTIVE) != 0) return FALSE;
+        if (wdk::exchange_count(RunRef, count, count + EX_RUNDOWN_COUNT_INC)) return TRUE;
+    }
+}
+
+VOID NTAPI ExReleaseRundownProtection(PEX_RUNDOWN_REF RunRef) {
+    wdk::check_irql_at_most(DISPATCH_LEVEL, "ExReleaseRundownProtection", RunRef);
+    ULONG_PTR count = wdk::load_count(RunRef);
+    for (;;) {
+        if ((count & EX_RUNDOWN_ACTIVE) != 0) {
+            auto *block =
+                reinterpret_cast<wdk::RundownWaitBlock *>(count & ~ULONG_PTR{EX_RUNDOWN_ACTIVE});
+            if (block == nullptr) break;  // rundown completed: nobody may still hold a reference
+            // This user was counted into block->users when the rundown began; the waiter keeps
+            // the block alive until every counted user has come through here.
+            if (__atomic_sub_fetch(&block->users, 1, __ATOMIC_ACQ_REL) == 0) {
+                KeSetEvent(&block->wake, IO_NO_INCREMENT, FALSE);
+            }
+            return;
+        }
+        if (count < EX_RUNDOWN_COUNT_INC) break;
+        if (wdk::exchange_count(RunRef, count, count - EX_RUNDOWN_COUNT_INC)) return;
+    }
+    wdk::fatal(
+        fmt::format("ExReleaseRundownProtection: rundown reference {} has no users to "
+                    "release (Count 0x{:x})",
+                    static_cast<void *>(RunRef), count));
+}
+
+VOID NTAPI ExWaitForRundownProtectionRelease(PEX_RUNDOWN_REF RunRef) {
+    wdk::check_irql_at_most(APC_LEVEL, "ExWaitForRundownProtectionRelease", RunRef);
+    wdk::RundownWaitBlock block;
+    KeInitializeEvent(&block.wake, NotificationEvent, FALSE);
+    ULONG_PTR count = wdk::load_count(RunRef);
+    for (;;) {
+        if (count == EX_RUNDOWN_ACTIVE) return;  // already run down
+        if ((count & EX_RUNDOWN_ACTIVE) != 0) {
+            wdk::fatal(
+                fmt::format("ExWaitForRundownProtectionRelease: another thread is already "
+                            "waiting for the rundown of {}",
+                            static_cast<void *>(RunRef)));
+        }
+        if (count == 0) {
+            if (wdk::exchange_count(RunRef, count, EX_RUNDOWN_ACTIVE)) return;
+            continue;
+        }
+        block.users = count >> EX_RUNDOWN_COUNT_SHIFT;
+        if (wdk::exchange_count(RunRef, count,
+                                reinterpret_cast<ULONG_PTR>(&block) | EX_RUNDOWN_ACTIVE)) {
+            break;
+        }
+    }
+    KeWaitForSingleObject(&block.wake, WrExecutive, KernelMode, FALSE, nullptr);
+    // Every counted user has left: nothing refers to `block` any more.
+    __atomic_store_n(&RunRef->Count, ULONG_PTR{EX_RUNDOWN_ACTIVE}, __ATOMIC_RELEASE);
+}
+
+VOID NTAPI ExRundownCompleted(PEX_RUNDOWN_REF RunRef) {
+    __atomic_store_n(&RunRef->Count, ULONG_PTR{EX_RUNDOWN_ACTIVE}, __ATOMIC_RELEASE);
+}
+
+}  // extern "C"

@@ -1,0 +1,256 @@
+// System threads, the kernel handles that name them, and object references (contract in wdm.h
+// above ACCESS_MASK). A thread object is a dispatcher object (DISPATCHER_HEADER first, Type 6)
+// that its thread signals when it ends; it is reference-counted by its running thread, its open
+// handles and ObReferenceObject[ByHandle] callers.
+#include <pthread.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <mutex>
+#include <new>
+#include <unordered_map>
+
+#include <spdlog/fmt/fmt.h>
+
+#include "wdk_internal.hpp"
+
+struct _OBJECT_TYPE {
+    const char *name;
+};
+
+// The thread object. Only PETHREAD pointers leave the runtime.
+struct _ETHREAD {
+    DISPATCHER_HEADER Header;  // first, so KeWaitForSingleObject takes a PETHREAD
+    ULONG magic;
+    std::atomic<LONG_PTR> references;
+    PKSTART_ROUTINE routine;
+    PVOID context;
+    NTSTATUS exit_status;
+};
+
+namespace softndk::wdk {
+namespace {
+
+constexpr ULONG kThreadMagic = 0x44525448;  // "THRD"
+// Kernel handles on x64 Windows have the top bits set; these look the same and can never be
+// mistaken for a pointer or a small user-mode handle.
+constexpr ULONG_PTR kFirstHandle = 0xFFFFFFFF80000004ULL;
+constexpr ULONG_PTR kHandleStep = 4;
+
+_OBJECT_TYPE g_thread_type{"Thread"};
+POBJECT_TYPE g_thread_type_pointer = &g_thread_type;
+
+// The thread object of the system thread running here; NULL on other threads.
+thread_local PETHREAD t_current = nullptr;
+
+PETHREAD checked_thread(PVOID object, const char *caller) {
+    auto *thread = static_cast<PETHREAD>(object);
+    if (thread == nullptr || thread->Header.Type != kThreadObject ||
+        thread->magic != kThreadMagic) {
+        fatal(
+            fmt::format("{}: {} is not an object SoftNDK's object manager knows (thread "
+                        "objects from PsCreateSystemThread handles are the only ones)",
+                        caller, object));
+    }
+    return thread;
+}
+
+LONG_PTR reference(PETHREAD thread) {
+    return thread->references.fetch_add(1, std::memory_order_relaxed) + 1;
+}
+
+LONG_PTR dereference(PETHREAD thread, const char *caller) {
+    const LONG_PTR remaining = thread->references.fetch_sub(1, std::memory_order_acq_rel) - 1;
+    if (remaining < 0) {
+        fatal(fmt::format("{}: thread object {} dereferenced more often than referenced", caller,
+                          static_cast<void *>(thread)));
+    }
+    if (remaining == 0) {
+        thread->magic = 0;
+        delete thread;
+    }
+    return remaining;
+}
+
+// Open kernel handles. Each holds one reference on its object.
+class HandleTable {
+  public:
+    HANDLE insert(PETHREAD thread) {
+        std::lock_guard guard(lock_);
+        const ULONG_PTR value = next_;
+        next_ += kHandleStep;
+        handles_.emplace(value, thread);
+        return reinterpret_cast<HANDLE>(value);
+    }
+
+    // The object behind `handle`, with a new reference; NULL if the handle is not open.
+    PETHREAD reference_object(HANDLE handle) {
+        std::lock_guard guard(lock_);
+        auto found = handles_.find(reinterpret_cast<ULONG_PTR>(handle));
+        if (found == handles_.end()) return nullptr;
+        reference(found->second);
+        return found->second;
+    }
+
+    // Closes `handle`; the caller now owns the handle's reference. NULL if it was not open.
+    PETHREAD remove(HANDLE handle) {
+        std::lock_guard guard(lock_);
+        auto found = handles_.find(reinterpret_cast<ULONG_PTR>(handle));
+        if (found == handles_.end()) return nullptr;
+        PETHREAD thread = found->second;
+        handles_.erase(found);
+        return thread;
+    }
+
+  private:
+    std::mutex lock_;
+    std::unordered_map<ULONG_PTR, PETHREAD> handles_;
+    ULONG_PTR next_ = kFirstHandle;
+};
+
+HandleTable &handles() {
+    return fork_local_instance<HandleTable>();
+}
+
+std::atomic<ULONG_PTR> g_next_thread_id{4};
+
+// The exit status PsTerminateSystemThread passes to the thread's end.
+thread_local NTSTATUS t_exit_status = STATUS_SUCCESS;
+
+// The thread's end, run as system_thread_main's stack unwinds - after a normal return, or after
+// pthread_exit (PsTerminateSystemThread) has unwound the routine's frames, so destructors there
+// have run before anyone sees the thread object signalled. The object becomes signalled, then
+// the running thread's reference goes.
+struct ThreadExit {
+    PETHREAD self;
+    ~ThreadExit() {
+        t_current = nullptr;
+        self->exit_status = t_exit_status;
+        signal_object(&self->Header);
+        dereference(self, "system thread exit");
+    }
+};
+
+void *system_thread_main(void *argument) {
+    auto *thread = static_cast<PETHREAD>(argument);
+    t_current = thread;
+    const ThreadExit exit{thread};
+    thread->routine(thread->context);
+    return nullptr;
+}
+
+void check_passive(const char *caller, const void *object) {
+    const KIRQL irql = KeGetCurrentIrql();
+    if (irql != PASSIVE_LEVEL) {
+        bugcheck(IRQL_NOT_LESS_OR_EQUAL, reinterpret_cast<ULONG_PTR>(object), irql, 0, 0,
+                 fmt::format("{} at IRQL {} (it needs PASSIVE_LEVEL)", caller, irql));
+    }
+}
+
+}  // namespace
+}  // namespace softndk::wdk
+
+namespace wdk = softndk::wdk;
+
+POBJECT_TYPE *PsThreadType = &wdk::g_thread_type_pointer;
+
+extern "C" {
+
+NTSTATUS NTAPI PsCreateSystemThread(PHANDLE ThreadHandle, ULONG DesiredAccess,
+                                    POBJECT_ATTRIBUTES ObjectAttributes, HANDLE ProcessHandle,
+                                    PCLIENT_ID ClientId, PKSTART_ROUTINE StartRoutine,
+                                    PVOID StartContext) {
+    (void)DesiredAccess;
+    (void)ObjectAttributes;
+    (void)ProcessHandle;
+    wdk::check_passive("PsCreateSystemThread", reinterpret_cast<const void *>(StartRoutine));
+    if (ThreadHandle == nullptr || StartRoutine == nullptr) return STATUS_INVALID_PARAMETER;
+
+    auto *thread = new (std::nothrow) _ETHREAD{};
+    if (thread == nullptr) return STATUS_INSUFFICIENT_RESOURCES;
+    thread->Header.Type = wdk::kThreadObject;
+    thread->Header.Size = sizeof(DISPATCHER_HEADER) / sizeof(LONG);
+    thread->Header.WaitListHead.Flink = thread->Header.WaitListHead.Blink =
+        &thread->Header.WaitListHead;
+    thread->magic = wdk::kThreadMagic;
+    thread->references.store(2, std::memory_order_relaxed);  // the handle and the thread
+    thread->routine = StartRoutine;
+    thread->context = StartContext;
+    thread->exit_status = STATUS_PENDING;
+
+    const HANDLE handle = wdk::handles().insert(thread);
+    pthread_attr_t attributes;
+    pthread_attr_init(&attributes);
+    pthread_attr_setdetachstate(&attributes, PTHREAD_CREATE_DETACHED);
+    pthread_t posix_thread;
+    const int error = pthread_create(&posix_thread, &attributes, wdk::system_thread_main, thread);
+    pthread_attr_destroy(&attributes);
+    if (error != 0) {
+        wdk::logger().error("PsCreateSystemThread: pthread_create failed (error {})", error);
+        wdk::handles().remove(handle);
+        delete thread;
+        return STATUS_INSUFFICIENT_RESOURCES;
+    }
+    if (ClientId != nullptr) {
+        ClientId->UniqueProcess = reinterpret_cast<HANDLE>(static_cast<ULONG_PTR>(getpid()));
+        ClientId->UniqueThread =
+            reinterpret_cast<HANDLE>(wdk::g_next_thread_id.fetch_add(4, std::memory_order_relaxed));
+    }
+    *ThreadHandle = handle;
+    return STATUS_SUCCESS;
+}
+
+NTSTATUS NTAPI PsTerminateSystemThread(NTSTATUS ExitStatus) {
+    if (wdk::t_current == nullptr) return STATUS_INVALID_PARAMETER;
+    wdk::check_passive("PsTerminateSystemThread", wdk::t_current);
+    wdk::t_exit_status = ExitStatus;
+    pthread_exit(nullptr);  // unwinds to system_thread_main, whose ThreadExit ends the thread
+}
+
+NTSTATUS NTAPI ZwClose(HANDLE Handle) {
+    PETHREAD thread = wdk::handles().remove(Handle);
+    if (thread == nullptr) return STATUS_INVALID_HANDLE;
+    wdk::dereference(thread, "ZwClose");
+    return STATUS_SUCCESS;
+}
+
+NTSTATUS NTAPI ZwWaitForSingleObject(HANDLE Handle, BOOLEAN Alertable, PLARGE_INTEGER Timeout) {
+    PETHREAD thread = wdk::handles().reference_object(Handle);
+    if (thread == nullptr) return STATUS_INVALID_HANDLE;
+    const NTSTATUS status =
+        KeWaitForSingleObject(thread, Executive, KernelMode, Alertable, Timeout);
+    wdk::dereference(thread, "ZwWaitForSingleObject");
+    return status;
+}
+
+NTSTATUS NTAPI ObReferenceObjectByHandle(HANDLE Handle, ACCESS_MASK DesiredAccess,
+                                         POBJECT_TYPE ObjectType, KPROCESSOR_MODE AccessMode,
+                                         PVOID *Object,
+                                         POBJECT_HANDLE_INFORMATION HandleInformation) {
+    (void)AccessMode;
+    if (Object == nullptr) return STATUS_INVALID_PARAMETER;
+    *Object = nullptr;
+    PETHREAD thread = wdk::handles().reference_object(Handle);
+    if (thread == nullptr) return STATUS_INVALID_HANDLE;
+    if (ObjectType != nullptr && ObjectType != *PsThreadType) {
+        wdk::dereference(thread, "ObReferenceObjectByHandle");
+        return STATUS_OBJECT_TYPE_MISMATCH;
+    }
+    if (HandleInformation != nullptr) {
+        HandleInformation->HandleAttributes = OBJ_KERNEL_HANDLE;
+        HandleInformation->GrantedAccess = DesiredAccess;
+    }
+    *Object = thread;
+    return STATUS_SUCCESS;
+}
+
+LONG_PTR NTAPI ObfReferenceObject(PVOID Object) {
+    return wdk::reference(wdk::checked_thread(Object, "ObReferenceObject"));
+}
+
+LONG_PTR NTAPI ObfDereferenceObject(PVOID Object) {
+    return wdk::dereference(wdk::checked_thread(Object, "ObDereferenceObject"),
+                            "ObDereferenceObject");
+}
+
+}  // extern "C"
