@@ -50,6 +50,10 @@ double time_ns(int iterations, Fn &&fn) {
 
 int main(int argc, char **argv) {
     const int iterations = argc > 1 ? std::atoi(argv[1]) : 200;
+    if (argc > 2 || iterations <= 0) {
+        std::fprintf(stderr, "usage: %s [iterations > 0] (default 200)\n", argv[0]);
+        return 2;
+    }
     constexpr size_t kMax = 1 << 20;
     const std::vector<size_t> sizes = {64, 4096, 65536, kMax};
 
