@@ -4,9 +4,10 @@
  *
  * Only the interface-identifier conversions that NDK consumers use (to go
  * between the NET_IFINDEX passed to WskOpenNdkAdapter, the interface LUID
- * and its alias) are declared, with their Windows prototypes. They are
- * DECLARATIONS ONLY for now: the SoftNDK WDK runtime library implements them
- * in a later step, and until then a call compiles but does not link.
+ * and its alias) are declared, with their Windows prototypes. The provider
+ * library (SoftNDK::ndk) implements them for the virtual adapters the user
+ * declared: index = the adapter's if_index, LUID = IfType 6 (Ethernet) with
+ * NetLuidIndex = if_index, alias = the adapter's alias (provider/netio.cpp).
  *
  * The rest of the Windows header (MIB_* tables, routes, neighbours,
  * notifications) is not provided.
