@@ -9,6 +9,8 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -17,10 +19,12 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <memory>
+#include <optional>
 #include <regex>
 #include <sstream>
 #include <string>
@@ -687,4 +691,128 @@ TEST_CASE("Adapters in two daemons reach each other over RoCEv2/UDP", "[cross-pr
     CHECK(server.exit_code == 0);
     CHECK(daemon_a.alive());
     CHECK(daemon_b.alive());
+}
+
+// ---------------------------------------------------------------------------
+// The daemon's control socket against a client that speaks nonsense
+// ---------------------------------------------------------------------------
+namespace {
+
+// A control-socket client that writes raw bytes (docs/daemon.md: requests are
+// hw_interface.hpp command structs; responses an 8-byte "SNDR" frame + body).
+class RawClient {
+  public:
+    explicit RawClient(const std::string &socket_path) {
+        fd_ = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        REQUIRE(fd_ >= 0);
+        sockaddr_un address{};
+        address.sun_family = AF_UNIX;
+        std::snprintf(address.sun_path, sizeof address.sun_path, "%s", socket_path.c_str());
+        REQUIRE(::connect(fd_, reinterpret_cast<::sockaddr *>(&address), sizeof address) == 0);
+        timeval limit{10, 0};
+        ::setsockopt(fd_, SOL_SOCKET, SO_RCVTIMEO, &limit, sizeof limit);
+    }
+    ~RawClient() { ::close(fd_); }
+
+    void send(const std::vector<uint8_t> &bytes) {
+        REQUIRE(::send(fd_, bytes.data(), bytes.size(), MSG_NOSIGNAL) ==
+                static_cast<ssize_t>(bytes.size()));
+    }
+    // CommandHeader{opcode, request_bytes, sequence}, then `body_bytes` zero bytes.
+    static std::vector<uint8_t> request(uint16_t opcode, uint16_t request_bytes, uint32_t sequence,
+                                        size_t body_bytes) {
+        std::vector<uint8_t> r(8 + body_bytes, 0);
+        std::memcpy(r.data(), &opcode, 2);
+        std::memcpy(r.data() + 2, &request_bytes, 2);
+        std::memcpy(r.data() + 4, &sequence, 4);
+        return r;
+    }
+    // The next response's NTSTATUS, or nullopt if the daemon closed the session.
+    std::optional<int32_t> response(uint32_t expected_sequence) {
+        uint8_t frame[8];
+        if (!read_exact(frame, sizeof frame)) return std::nullopt;
+        uint32_t magic = 0;
+        uint16_t bytes = 0;
+        std::memcpy(&magic, frame, 4);
+        std::memcpy(&bytes, frame + 4, 2);
+        CHECK(magic == 0x52444e53u);  // "SNDR"
+        std::vector<uint8_t> body(bytes);
+        if (bytes < 8 || !read_exact(body.data(), body.size())) return std::nullopt;
+        uint32_t sequence = 0;
+        int32_t status = 0;
+        std::memcpy(&sequence, body.data(), 4);
+        std::memcpy(&status, body.data() + 4, 4);
+        CHECK(sequence == expected_sequence);
+        return status;
+    }
+    bool closed_by_daemon() {
+        uint8_t byte;
+        return ::recv(fd_, &byte, 1, 0) == 0;
+    }
+
+  private:
+    bool read_exact(uint8_t *out, size_t n) {
+        for (size_t got = 0; got < n;) {
+            const ssize_t r = ::recv(fd_, out + got, n - got, 0);
+            if (r <= 0) return false;
+            got += static_cast<size_t>(r);
+        }
+        return true;
+    }
+    int fd_ = -1;
+};
+
+constexpr uint16_t kDaemonStatusOpcode = 0x7f01;  // emulator/daemon/protocol.hpp
+
+}  // namespace
+
+TEST_CASE("The daemon refuses malformed control messages and lives on", "[daemon][robustness]") {
+    Daemon daemon;
+    const std::string socket_path = daemon.env()[1].substr(std::strlen("SOFTNDK_SOCKET="));
+    SECTION("an unknown opcode gets an error response and the session goes on") {
+        RawClient c(socket_path);
+        c.send(RawClient::request(0x7eee, 8, 1, 0));
+        const auto unknown = c.response(1);
+        REQUIRE(unknown);
+        CHECK(*unknown < 0);  // an NTSTATUS error
+        c.send(RawClient::request(kDaemonStatusOpcode, 16, 2, 8));
+        CHECK(c.response(2) == 0);
+    }
+    SECTION("a known opcode with the wrong size gets an error response") {
+        RawClient c(socket_path);
+        c.send(RawClient::request(kDaemonStatusOpcode, 12, 3, 4));
+        const auto wrong = c.response(3);
+        REQUIRE(wrong);
+        CHECK(*wrong < 0);
+    }
+    SECTION("a request size the stream cannot survive closes the session") {
+        for (const uint16_t size : {uint16_t{0}, uint16_t{4}, uint16_t{0xffff}}) {
+            CAPTURE(size);
+            RawClient c(socket_path);
+            c.send(RawClient::request(kDaemonStatusOpcode, size, 4, 0));
+            // Oversized: answered with INVALID_PARAMETER first; either way, then closed.
+            (void)c.response(4);
+            CHECK(c.closed_by_daemon());
+        }
+    }
+    SECTION("64 KiB of noise, and a client that leaves mid-request") {
+        {
+            RawClient c(socket_path);
+            c.send(std::vector<uint8_t>(65536, 0xab));
+        }
+        {
+            RawClient c(socket_path);
+            c.send({0x01, 0x7f, 0x10});  // three bytes of a header, then gone
+        }
+    }
+    REQUIRE(daemon.alive());
+    std::map<std::string, std::string> idle;
+    for (int i = 0; i < 200; ++i) {
+        idle = daemon.status();
+        if (idle.at("sessions") == "0") break;
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    CHECK(idle.at("sessions") == "0");
+    // And it still serves consumers.
+    check_pingpong_report(run(kPingpong, {"-l", "-n", "20"}, daemon.env()), 4096, 20);
 }
