@@ -57,10 +57,13 @@ UniqueFd connect_socket(const std::string &socket_path, std::string &error) {
 
 }  // namespace
 
-bool DaemonClient::query_status(const std::string &socket_path, uint32_t if_index,
-                                DaemonStatusResponse &status, std::string &error) {
+// Connects and asks kDaemonStatus: the client on success (a session, not attached).
+std::unique_ptr<DaemonClient> DaemonClient::open_session(const std::string &socket_path,
+                                                         uint32_t if_index,
+                                                         DaemonStatusResponse &status,
+                                                         std::string &error) {
     UniqueFd s = connect_socket(socket_path, error);
-    if (!s) return false;
+    if (!s) return nullptr;
     std::unique_ptr<DaemonClient> client(new DaemonClient(std::move(s)));
     DaemonStatusRequest rq{};
     rq.header = {kDaemonStatus, sizeof(rq), 0};
@@ -70,27 +73,21 @@ bool DaemonClient::query_status(const std::string &socket_path, uint32_t if_inde
     if (st != status::kSuccess) {
         error = "SoftNDK daemon at " + socket_path + " did not answer (status " +
                 std::to_string(st) + ")";
-        return false;
+        return nullptr;
     }
-    return true;
+    return client;
+}
+
+bool DaemonClient::query_status(const std::string &socket_path, uint32_t if_index,
+                                DaemonStatusResponse &status, std::string &error) {
+    return open_session(socket_path, if_index, status, error) != nullptr;
 }
 
 std::unique_ptr<DaemonClient> DaemonClient::connect(const std::string &socket_path,
                                                     uint32_t if_index, std::string &error) {
-    UniqueFd s = connect_socket(socket_path, error);
-    if (!s) return nullptr;
-    std::unique_ptr<DaemonClient> client(new DaemonClient(std::move(s)));
-    DaemonStatusRequest rq{};
-    rq.header = {kDaemonStatus, sizeof(rq), 0};
-    rq.if_index = if_index;
     DaemonStatusResponse rs{};
-    const int32_t st = client->execute(rq.header, rs.header, sizeof(rs));
-    if (st != status::kSuccess) {
-        error = "SoftNDK daemon at " + socket_path + " did not answer (status " +
-                std::to_string(st) + ")";
-        return nullptr;
-    }
-    if (rs.adapter_found == 0) {
+    auto client = open_session(socket_path, if_index, rs, error);
+    if (client && rs.adapter_found == 0) {
         error = "SoftNDK daemon at " + socket_path + " has no adapter with if_index " +
                 std::to_string(if_index);
         return nullptr;

@@ -53,6 +53,10 @@ class DaemonClient final : public DeviceClient {
 
   private:
     explicit DaemonClient(UniqueFd socket) : socket_(std::move(socket)) {}
+    static std::unique_ptr<DaemonClient> open_session(const std::string &socket_path,
+                                                      uint32_t if_index,
+                                                      struct DaemonStatusResponse &status,
+                                                      std::string &error);
     // One round trip; `received` gets the response's fds. Caller holds mutex_.
     int32_t round_trip(const hw::CommandHeader &request, hw::ResponseHeader &response,
                        size_t response_bytes, std::span<const int> fds,
