@@ -55,11 +55,11 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <getopt.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <pthread.h>
 
 #include "softndk_adapters.h"
 #include "softndk_status.h"
@@ -501,8 +501,10 @@ static BOOLEAN PpVerify(PP_END *End, ULONG Sequence, ULONG Bytes) {
 
 /* Fills Results with at least one completion: polls (yielding now and then),
  * or with -e arms the CQ and sleeps on the notification. Returns the count,
- * or 0 after printing why there will be none. */
-static ULONG PpWaitCompletions(PP_END *End, NDK_RESULT *Results, ULONG Capacity) {
+ * or 0 after printing why there will be none - except when the peer went away
+ * and *PeerGone is given: then 0 and *PeerGone = TRUE, for the caller to judge. */
+static ULONG PpWaitCompletions(PP_END *End, NDK_RESULT *Results, ULONG Capacity,
+                               BOOLEAN *PeerGone) {
     NDK_CQ *cq = End->Cq;
     LARGE_INTEGER zero;
     zero.QuadPart = 0;
@@ -536,9 +538,23 @@ static ULONG PpWaitCompletions(PP_END *End, NDK_RESULT *Results, ULONG Capacity)
          * what is already in the CQ, then give up. */
         n = cq->Dispatch->NdkGetCqResults(cq, Results, Capacity);
         if (n != 0) return n;
+        if (PeerGone != NULL && KeReadStateEvent(&End->PeerGoneEvent) != 0) {
+            *PeerGone = TRUE;
+            return 0;
+        }
         PpError(End, "the peer went away before the exchange finished");
         return 0;
     }
+}
+
+/* The server's last send was delivered if the client disconnected: the client
+ * disconnects only once it has received every message. Its completion may still
+ * be on the way (the ACK) when the disconnect flushes the QP, so a server in
+ * that state ends the exchange as a success. */
+static BOOLEAN PpLastSendDelivered(PP_END *End, ULONG Sent, ULONG Received) {
+    const ULONG iters = End->Options->Iters;
+    return End->IsServer && Received == iters && Sent + 1 == iters &&
+           KeReadStateEvent(&End->PeerGoneEvent) != 0;
 }
 
 /* The timed exchange (rc_pingpong's main loop). */
@@ -556,10 +572,21 @@ static int PpExchange(PP_END *End) {
         pending |= PP_PENDING_SEND;
     }
     while (received < o->Iters || sent < o->Iters) {
-        const ULONG n = PpWaitCompletions(End, results, 2);
-        if (n == 0) return PP_EXIT_FAILURE;
+        if (PpLastSendDelivered(End, sent, received)) break;
+        BOOLEAN peerGone = FALSE;
+        const ULONG n = PpWaitCompletions(End, results, 2, &peerGone);
+        if (n == 0) {
+            if (PpLastSendDelivered(End, sent, received)) break;
+            if (peerGone) PpError(End, "the peer went away before the exchange finished");
+            return PP_EXIT_FAILURE;
+        }
         for (ULONG i = 0; i < n; ++i) {
             const NDK_RESULT *r = &results[i];
+            if (r->Status == STATUS_CANCELLED && r->RequestContext == PP_SEND_WRID &&
+                PpLastSendDelivered(End, sent, received)) {
+                ++sent;
+                continue;
+            }
             if (r->Status != STATUS_SUCCESS) {
                 PpError(End, "%s completion failed: %s (0x%08X)",
                         r->RequestContext == PP_SEND_WRID ? "send" : "receive",

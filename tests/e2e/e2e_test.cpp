@@ -534,7 +534,10 @@ std::pair<Run, Run> pingpong_pair(const Daemon &daemon, const std::vector<std::s
         if (client.exit_code != 1 || !contains(client.err, "STATUS_CONNECTION_REFUSED")) break;
         std::this_thread::sleep_for(std::chrono::milliseconds(10));
     }
-    return {wait(server), client};
+    Run served = wait(server);
+    INFO("server stdout:\n" << served.out << "server stderr:\n" << served.err);
+    CHECK(served.exit_code == 0);
+    return {served, client};
 }
 
 }  // namespace
