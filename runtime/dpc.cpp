@@ -44,6 +44,11 @@ class DpcProcessor {
         return true;
     }
 
+    bool idle() {
+        std::lock_guard guard(lock_);
+        return head_ == nullptr && !running_;
+    }
+
     bool remove(PRKDPC dpc) {
         std::lock_guard guard(lock_);
         if (dpc->DpcData == nullptr) return false;
@@ -98,6 +103,7 @@ class DpcProcessor {
             const PVOID argument2 = dpc->SystemArgument2;
             // Off the queue: the DPC may be queued again, by anyone, its own routine included.
             dpc->DpcData = nullptr;
+            running_ = true;
             guard.unlock();
             const KIRQL old = KfRaiseIrql(DISPATCH_LEVEL);
             routine(dpc, context, argument1, argument2);
@@ -110,12 +116,14 @@ class DpcProcessor {
             }
             KeLowerIrql(old);
             guard.lock();
+            running_ = false;
         }
     }
 
     std::mutex lock_;
     std::condition_variable ready_;
     PRKDPC head_ = nullptr;
+    bool running_ = false;  // a routine is running (the driver runner's "work is done")
     PRKDPC tail_ = nullptr;
     bool started_ = false;
 };
@@ -123,6 +131,14 @@ class DpcProcessor {
 DpcProcessor &processor() {
     return fork_local_instance<DpcProcessor>();
 }
+
+}  // namespace
+
+bool dpcs_idle() {
+    return processor().idle();
+}
+
+namespace {
 
 // KeFlushQueuedDpcs' marker: runs after every DPC queued before it.
 VOID set_event_dpc(PKDPC dpc, PVOID context, PVOID argument1, PVOID argument2) {

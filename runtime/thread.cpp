@@ -121,6 +121,9 @@ thread_local NTSTATUS t_exit_status = STATUS_SUCCESS;
 // pthread_exit (PsTerminateSystemThread) has unwound the routine's frames, so destructors there
 // have run before anyone sees the thread object signalled. The object becomes signalled, then
 // the running thread's reference goes.
+// System threads created and not yet finished (the driver runner's "work is done").
+std::atomic<long> g_live_threads{0};
+
 struct ThreadExit {
     PETHREAD self;
     ~ThreadExit() {
@@ -128,6 +131,7 @@ struct ThreadExit {
         self->exit_status = t_exit_status;
         signal_object(&self->Header);
         dereference(self, "system thread exit");
+        g_live_threads.fetch_sub(1, std::memory_order_acq_rel);
     }
 };
 
@@ -148,6 +152,11 @@ void check_passive(const char *caller, const void *object) {
 }
 
 }  // namespace
+
+bool system_threads_idle() {
+    return g_live_threads.load(std::memory_order_acquire) == 0;
+}
+
 }  // namespace softndk::wdk
 
 namespace wdk = softndk::wdk;
@@ -179,6 +188,7 @@ NTSTATUS NTAPI PsCreateSystemThread(PHANDLE ThreadHandle, ULONG DesiredAccess,
     thread->exit_status = STATUS_PENDING;
 
     const HANDLE handle = wdk::handles().insert(thread);
+    wdk::g_live_threads.fetch_add(1, std::memory_order_acq_rel);
     pthread_attr_t attributes;
     pthread_attr_init(&attributes);
     pthread_attr_setdetachstate(&attributes, PTHREAD_CREATE_DETACHED);
@@ -188,6 +198,7 @@ NTSTATUS NTAPI PsCreateSystemThread(PHANDLE ThreadHandle, ULONG DesiredAccess,
     if (error != 0) {
         wdk::logger().error("PsCreateSystemThread: pthread_create failed (error {})", error);
         wdk::handles().remove(handle);
+        wdk::g_live_threads.fetch_sub(1, std::memory_order_acq_rel);
         delete thread;
         return STATUS_INSUFFICIENT_RESOURCES;
     }

@@ -76,6 +76,11 @@ class TimerQueue {
         return was_set;
     }
 
+    bool none_set() {
+        std::lock_guard guard(lock_);
+        return armed_.Flink == &armed_;
+    }
+
     bool cancel(PKTIMER timer) {
         std::lock_guard guard(lock_);
         if (!is_set(*timer)) return false;
@@ -175,6 +180,14 @@ class TimerQueue {
 TimerQueue &timers() {
     return fork_local_instance<TimerQueue>();
 }
+
+}  // namespace
+
+bool no_timers_set() {
+    return timers().none_set();
+}
+
+namespace {
 
 void check_timer_irql(const char *caller, const void *timer) {
     const KIRQL irql = KeGetCurrentIrql();

@@ -102,6 +102,14 @@ LONG signal_object(DISPATCHER_HEADER *object, void (*then)(void *) = nullptr,
 // Makes a dispatcher object unsignalled. Takes the dispatcher lock.
 void reset_object(DISPATCHER_HEADER *object);
 
+// ---- Is the driver's work done? (the driver runner, driver_main.cpp). Each is a snapshot
+// under its own lock: no work item queued or running; no DPC queued or running; no KTIMER
+// set; every system thread from PsCreateSystemThread has finished.
+bool work_items_idle();
+bool dpcs_idle();
+bool no_timers_set();
+bool system_threads_idle();
+
 // ---- Worker pool (worker.cpp).
 
 // A system worker thread about to block in a runtime wait (KeWaitFor*, KeDelayExecutionThread)

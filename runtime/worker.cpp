@@ -63,6 +63,12 @@ class WorkerPool {
         release_workers();
     }
 
+    // No item queued and no routine running (the driver runner's "work is done").
+    bool idle() {
+        std::lock_guard guard(lock_);
+        return pending_ == 0 && running_ == 0;
+    }
+
     bool is_queued(const WORK_QUEUE_ITEM &item) {
         std::lock_guard guard(lock_);
         return item.List.Flink != nullptr;
@@ -134,7 +140,8 @@ class WorkerPool {
     LIST_ENTRY queue_;  // WORK_QUEUE_ITEMs, FIFO, through List
     size_t pending_ = 0;
     unsigned threads_ = 0;
-    unsigned active_ = 0;  // running a routine and not blocked in a runtime wait
+    unsigned active_ = 0;   // running a routine and not blocked in a runtime wait
+    unsigned running_ = 0;  // running a routine, blocked or not
     unsigned waking_ = 0;
     std::vector<Parking *> idle_;
     const unsigned concurrency_;
@@ -147,6 +154,14 @@ WorkerPool &pool() {
     return fork_local_instance<WorkerPool>();
 }
 
+}  // namespace
+
+bool work_items_idle() {
+    return pool().idle();
+}
+
+namespace {
+
 void WorkerPool::worker_main() {
     std::unique_lock guard(lock_);
     --waking_;  // a new worker starts released
@@ -154,6 +169,7 @@ void WorkerPool::worker_main() {
         if (pending_ > 0 && active_ < concurrency_) {
             PWORK_QUEUE_ITEM item = pop();
             ++active_;
+            ++running_;
             const PWORKER_THREAD_ROUTINE routine = item->WorkerRoutine;
             const PVOID parameter = item->Parameter;
             guard.unlock();
@@ -170,6 +186,7 @@ void WorkerPool::worker_main() {
             }
             guard.lock();
             --active_;
+            --running_;
             continue;
         }
         Parking parking;
