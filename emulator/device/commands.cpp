@@ -489,47 +489,43 @@ struct Commands {
         rs.object = rq.object;
         return d.cm_->pause_listener(ctx, rq.object, rq.reserved != 0);
     }
+    // The CM queues its messages on this thread's outbox; a command that sends one
+    // delivers them before it answers, so the peer has seen it when the command returns.
+    template <class Step>
+    static int32_t then_drain(Step &&step) {
+        const int32_t s = step();
+        Fabric::drain();
+        return s;
+    }
     static int32_t connect(Device &d, uint32_t &ctx, const hw::ConnectRequest &rq,
                            hw::ObjectResponse &rs) {
         if (!d.find_context(ctx)) return status::kInvalidParameter;
-        const int32_t s = d.cm_->connect(ctx, rq, rs.object);
-        Fabric::drain();
-        return s;
+        return then_drain([&] { return d.cm_->connect(ctx, rq, rs.object); });
     }
     static int32_t accept(Device &d, uint32_t &ctx, const hw::AcceptRequest &rq,
                           hw::ObjectResponse &rs) {
         rs.object = rq.connection;
-        const int32_t s = d.cm_->accept(ctx, rq);
-        Fabric::drain();
-        return s;
+        return then_drain([&] { return d.cm_->accept(ctx, rq); });
     }
     static int32_t reject(Device &d, uint32_t &ctx, const hw::AcceptRequest &rq,
                           hw::ObjectResponse &rs) {
         rs.object = rq.connection;
-        const int32_t s = d.cm_->reject(ctx, rq);
-        Fabric::drain();
-        return s;
+        return then_drain([&] { return d.cm_->reject(ctx, rq); });
     }
     static int32_t complete_connect(Device &d, uint32_t &ctx, const hw::ObjectRequest &rq,
                                     hw::ObjectResponse &rs) {
         rs.object = rq.object;
-        const int32_t s = d.cm_->complete_connect(ctx, rq.object);
-        Fabric::drain();
-        return s;
+        return then_drain([&] { return d.cm_->complete_connect(ctx, rq.object); });
     }
     static int32_t disconnect(Device &d, uint32_t &ctx, const hw::ObjectRequest &rq,
                               hw::ObjectResponse &rs) {
         rs.object = rq.object;
-        const int32_t s = d.cm_->disconnect(ctx, rq.object);
-        Fabric::drain();
-        return s;
+        return then_drain([&] { return d.cm_->disconnect(ctx, rq.object); });
     }
     static int32_t close_connection(Device &d, uint32_t &ctx, const hw::ObjectRequest &rq,
                                     hw::ObjectResponse &rs) {
         rs.object = rq.object;
-        const int32_t s = d.cm_->close_connection(ctx, rq.object);
-        Fabric::drain();
-        return s;
+        return then_drain([&] { return d.cm_->close_connection(ctx, rq.object); });
     }
     static int32_t query_connection(Device &d, uint32_t &ctx, const hw::ObjectRequest &rq,
                                     hw::QueryConnectionResponse &rs) {
