@@ -119,6 +119,9 @@ int32_t DaemonClient::execute(const hw::CommandHeader &request, hw::ResponseHead
         if (request.opcode == hw::CommandOpcode::kRegisterMr &&
             request.request_bytes == sizeof(hw::RegisterMrRequest) && fds.empty()) {
             s = register_mr(request, response, response_bytes, received);
+        } else if (request.opcode == hw::CommandOpcode::kBuildLam &&
+                   request.request_bytes == sizeof(hw::BuildLamRequest) && fds.empty()) {
+            s = build_lam(request, response, response_bytes, received);
         } else {
             s = round_trip(request, response, response_bytes, fds, received);
         }
@@ -198,6 +201,37 @@ int32_t DaemonClient::register_mr(const hw::CommandHeader &request, hw::Response
     return s;
 }
 
+// As register_mr: the pages move into the registration mirror and the daemon maps them.
+int32_t DaemonClient::build_lam(const hw::CommandHeader &request, hw::ResponseHeader &response,
+                                size_t response_bytes, std::vector<UniqueFd> &received) {
+    hw::BuildLamRequest rq;
+    std::memcpy(&rq, &request, sizeof(rq));
+    if (rq.memory.fd_index != hw::kNoFd || rq.memory.embedded_address == 0 || rq.length == 0) {
+        return round_trip(request, response, response_bytes, {}, received);
+    }
+    auto &mirror = RegistrationMirror::instance();
+    const uint64_t va = rq.memory.embedded_address;
+    std::string error;
+    if (!mirror.acquire(va, rq.length, error)) {
+        logger(Component::kDevice).warn("LAM {:#x}+{}: {}", va, rq.length, error);
+        write_status(response, response_bytes, request.sequence, status::kInvalidParameter);
+        return status::kInvalidParameter;
+    }
+    rq.memory = hw::MemoryHandle{0, 0, va, rq.memory.bytes, 0};
+    const int fd = mirror.fd();
+    const int32_t s = round_trip(rq.header, response, response_bytes, std::span(&fd, 1), received);
+    if (s != status::kSuccess || response_bytes < sizeof(hw::BuildLamResponse)) {
+        mirror.release(va, rq.length);
+        return s;
+    }
+    const auto &rs = reinterpret_cast<const hw::BuildLamResponse &>(response);
+    if (auto old = lams_.find(rs.lam); old != lams_.end()) {
+        mirror.release(old->second.va, old->second.length);
+    }
+    lams_[rs.lam] = Range{va, rq.length};
+    return s;
+}
+
 void DaemonClient::after(const hw::CommandHeader &request, const hw::ResponseHeader &response,
                          size_t response_bytes, int32_t s, std::vector<UniqueFd> &received) {
     if (s != status::kSuccess) return;
@@ -234,6 +268,15 @@ void DaemonClient::after(const hw::CommandHeader &request, const hw::ResponseHea
             }
             return;
         }
+        case hw::CommandOpcode::kReleaseLam: {
+            if (request.request_bytes != sizeof(hw::ObjectRequest)) return;
+            const auto &rq = reinterpret_cast<const hw::ObjectRequest &>(request);
+            if (auto it = lams_.find(rq.object); it != lams_.end()) {
+                RegistrationMirror::instance().release(it->second.va, it->second.length);
+                lams_.erase(it);
+            }
+            return;
+        }
         default:
             return;
     }
@@ -243,6 +286,9 @@ void DaemonClient::release_registrations() {
     for (const auto &[index, range] : registrations_)
         RegistrationMirror::instance().release(range.va, range.length);
     registrations_.clear();
+    for (const auto &[id, range] : lams_)
+        RegistrationMirror::instance().release(range.va, range.length);
+    lams_.clear();
 }
 
 void *DaemonClient::map(const hw::MemoryHandle &handle) {

@@ -63,6 +63,8 @@ class DaemonClient final : public DeviceClient {
                        std::vector<UniqueFd> &received);
     int32_t register_mr(const hw::CommandHeader &request, hw::ResponseHeader &response,
                         size_t response_bytes, std::vector<UniqueFd> &received);
+    int32_t build_lam(const hw::CommandHeader &request, hw::ResponseHeader &response,
+                      size_t response_bytes, std::vector<UniqueFd> &received);
     void after(const hw::CommandHeader &request, const hw::ResponseHeader &response,
                size_t response_bytes, int32_t status, std::vector<UniqueFd> &received);
     void release_registrations();
@@ -77,6 +79,7 @@ class DaemonClient final : public DeviceClient {
         uint64_t length;
     };
     std::map<uint32_t, Range> registrations_;  // MPT index -> mirrored range
+    std::map<uint32_t, Range> lams_;           // LAM id -> mirrored range
 };
 
 }  // namespace softndk::emu::daemon

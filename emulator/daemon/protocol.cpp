@@ -27,6 +27,8 @@ size_t response_bytes_of(hw::CommandOpcode op) {
             return sizeof(hw::ListenResponse);
         case O::kQueryConnection:
             return sizeof(hw::QueryConnectionResponse);
+        case O::kBuildLam:
+            return sizeof(hw::BuildLamResponse);
         case O::kDetach:
         case O::kCreatePd:
         case O::kDestroyPd:
@@ -40,6 +42,8 @@ size_t response_bytes_of(hw::CommandOpcode op) {
         case O::kDeregisterMr:
         case O::kInitFastRegMr:
         case O::kFreeMr:
+        case O::kReleaseLam:
+        case O::kPrivilegedToken:
         case O::kAllocMw:
         case O::kFreeMw:
         case O::kCloseListener:

@@ -96,12 +96,11 @@ class Session : public std::enable_shared_from_this<Session> {
     // Reads what is available: the 8-byte header, then the rest of the request.
     void read() {
         for (;;) {
-            const size_t want = got_ < sizeof(hw::CommandHeader)
-                                    ? sizeof(hw::CommandHeader) - got_
-                                    : header().request_bytes - got_;
+            const size_t want = got_ < sizeof(hw::CommandHeader) ? sizeof(hw::CommandHeader) - got_
+                                                                 : header().request_bytes - got_;
             const ssize_t n =
-                receive_some(socket_.native_handle(), std::span(buffer_).subspan(got_, want),
-                             fds_, MSG_DONTWAIT, truncated_);
+                receive_some(socket_.native_handle(), std::span(buffer_).subspan(got_, want), fds_,
+                             MSG_DONTWAIT, truncated_);
             if (n == 0) return close();
             if (n < 0) {
                 if (errno == EAGAIN || errno == EWOULDBLOCK) break;
@@ -189,7 +188,10 @@ class Session : public std::enable_shared_from_this<Session> {
         int32_t s;
         if (h.opcode == hw::CommandOpcode::kRegisterMr &&
             h.request_bytes == sizeof(hw::RegisterMrRequest)) {
-            s = register_mr(response);
+            s = map_consumer_memory<hw::RegisterMrRequest>(response);
+        } else if (h.opcode == hw::CommandOpcode::kBuildLam &&
+                   h.request_bytes == sizeof(hw::BuildLamRequest)) {
+            s = map_consumer_memory<hw::BuildLamRequest>(response);
         } else {
             s = adapter_->device->execute(context_, request(), response);
         }
@@ -228,8 +230,8 @@ class Session : public std::enable_shared_from_this<Session> {
         if (a == nullptr) return status::kInvalidParameter;
         if (peer_pid_ != 0) rq.process_id = peer_pid_;  // the kernel's word, not the client's
         uint32_t ctx = kNoContext;
-        const int32_t s = a->device->execute(
-            kNoContext, std::as_bytes(std::span(&rq, 1)), response);
+        const int32_t s =
+            a->device->execute(kNoContext, std::as_bytes(std::span(&rq, 1)), response);
         if (s == status::kSuccess) {
             hw::AttachResponse rs;
             std::memcpy(&rs, response.data(), sizeof(rs));
@@ -241,8 +243,8 @@ class Session : public std::enable_shared_from_this<Session> {
                 std::memset(response.data(), 0, sizeof(rs));
                 return status::kInsufficientResources;
             }
-            log().info("pid {}: attached to {} as ctx#{}", peer_pid_,
-                       a->device->config().alias, ctx);
+            log().info("pid {}: attached to {} as ctx#{}", peer_pid_, a->device->config().alias,
+                       ctx);
         }
         export_handles(hw::CommandOpcode::kAttach, s, response, out);
         return s;
@@ -271,22 +273,23 @@ class Session : public std::enable_shared_from_this<Session> {
         doorbell_.reset();
     }
 
-    // The consumer's memfd: seals and size checked, the registered range mapped and
-    // staged for MemfdAllocator::map_registration.
-    int32_t register_mr(std::span<std::byte> response) {
-        hw::RegisterMrRequest rq;
+    // kRegisterMr and kBuildLam name the consumer's memfd: seals and size checked, the
+    // range mapped and staged for MemfdAllocator::map_registration.
+    template <class Request>
+    int32_t map_consumer_memory(std::span<std::byte> response) {
+        Request rq;
         std::memcpy(&rq, buffer_.data(), sizeof(rq));
-        const auto &m = rq.memory;
+        const hw::MemoryHandle &m = rq.memory;
         if (m.fd_index == hw::kNoFd || m.fd_index >= fds_.size()) {
             return status::kInvalidParameter;
         }
         const uint64_t max = adapter_->device->limits().max_registration_bytes;
-        if (rq.length == 0 || rq.length > max || m.bytes < rq.length ||
-            m.offset > (uint64_t{1} << 62)) {
+        const uint64_t length = rq.length;
+        if (length == 0 || length > max || m.bytes < length || m.offset > (uint64_t{1} << 62)) {
             return status::kInvalidParameter;
         }
         const uint64_t first = m.offset & ~uint64_t{hw::kPageBytes - 1};
-        const uint64_t end = round_up(m.offset + rq.length, hw::kPageBytes);
+        const uint64_t end = round_up(m.offset + length, hw::kPageBytes);
         std::string error;
         const int fd = fds_[m.fd_index].get();
         std::unique_ptr<Mapping> mapping;
@@ -294,7 +297,8 @@ class Session : public std::enable_shared_from_this<Session> {
             mapping = Mapping::map(fd, first, end - first, error);
         }
         if (!mapping) {
-            log().warn("pid {}: register mr#{}: {}", peer_pid_, rq.mpt_index, error);
+            log().warn("pid {}: map consumer memory {:#x}+{}: {}", peer_pid_, m.offset, rq.length,
+                       error);
             return status::kInvalidParameter;
         }
         const uint64_t address = reinterpret_cast<uint64_t>(mapping->data()) + (m.offset - first);

@@ -124,6 +124,11 @@ struct Commands {
         auto it = d.pds_.find(rq.object);
         if (!c || it == d.pds_.end() || it->second.context != ctx) return status::kInvalidParameter;
         if (it->second.users != 0) return status::kInvalidDeviceState;
+        if (const uint32_t privileged = it->second.privileged; privileged != 0) {
+            if (auto info = d.mpt_.inspect(privileged)) d.mpt_.deallocate(info->token);
+            d.mpt_owners_.erase(privileged);
+            c->mrs.erase(privileged);
+        }
         d.pds_.erase(it);
         c->pds.erase(rq.object);
         rs.object = rq.object;
@@ -473,6 +478,64 @@ struct Commands {
         return status::kSuccess;
     }
 
+    // ---- logical address space (NdkBuildLAM / NdkReleaseLAM) and the privileged key
+    static int32_t build_lam(Device &d, uint32_t &ctx, const hw::BuildLamRequest &rq,
+                             hw::BuildLamResponse &rs) {
+        auto c = d.find_context(ctx);
+        if (!c) return status::kInvalidParameter;
+        const uint64_t page = hw::kPageBytes;
+        if (rq.length == 0 || rq.address % page != 0 || rq.length % page != 0 ||
+            rq.length > d.limits().max_registration_bytes || !range_fits(rq.address, rq.length)) {
+            return status::kInvalidParameter;
+        }
+        RegisteredMemory memory;
+        if (const int32_t s = d.allocator_->map_registration(rq.memory, rq.length, memory);
+            s != status::kSuccess) {
+            return s;
+        }
+        const auto pages = static_cast<uint32_t>(rq.length / page);
+        const uint32_t lam =
+            c->lam->map(rq.address, pages, memory.address, std::move(memory.keepalive));
+        if (lam == 0) return status::kInvalidParameter;
+        rs.lam = lam;
+        rs.page_count = pages;
+        rs.first_logical_page = rq.address;
+        return status::kSuccess;
+    }
+
+    static int32_t release_lam(Device &d, uint32_t &ctx, const hw::ObjectRequest &rq,
+                               hw::ObjectResponse &rs) {
+        auto c = d.find_context(ctx);
+        if (!c || !c->lam->unmap(rq.object)) return status::kInvalidParameter;
+        rs.object = rq.object;
+        return status::kSuccess;
+    }
+
+    // The PD's privileged key: local read/write over the context's logical address
+    // space. Created on first use and kept until the PD goes, so every call answers
+    // the same token.
+    static int32_t privileged_token(Device &d, uint32_t &ctx, const hw::ObjectRequest &rq,
+                                    hw::ObjectResponse &rs) {
+        auto c = d.find_context(ctx);
+        std::unique_lock lock(d.objects_mutex_);
+        auto pd = d.pds_.find(rq.object);
+        if (!c || pd == d.pds_.end() || pd->second.context != ctx) return status::kInvalidParameter;
+        if (pd->second.privileged == 0) {
+            c->lam->retain_released();
+            const auto r = d.mpt_.create_privileged(rq.object, Translation::logical(c->lam));
+            if (!r.ok()) return key_status_to_nt(r.status);
+            const uint32_t index = hw::token_index(r.token);
+            pd->second.privileged = index;
+            d.mpt_owners_[index] = Device::MptOwner{ctx, rq.object};
+            c->mrs.insert(index);
+        }
+        const auto info = d.mpt_.inspect(pd->second.privileged);
+        if (!info) return status::kInvalidDeviceState;
+        rs.object = pd->second.privileged;
+        rs.token = info->token;
+        return status::kSuccess;
+    }
+
     // ---- connection management (cm.hpp does the work)
     static int32_t listen(Device &d, uint32_t &ctx, const hw::ListenRequest &rq,
                           hw::ListenResponse &rs) {
@@ -554,6 +617,9 @@ static const Commands::Spec kCommandTable[] = {
     SOFTNDK_CMD(kDeregisterMr,    ObjectRequest,    ObjectResponse,          deregister_mr),
     SOFTNDK_CMD(kFreeMr,          ObjectRequest,    ObjectResponse,          free_mr),
     SOFTNDK_CMD(kInitFastRegMr,   InitFastRegMrRequest, ObjectResponse,      init_fast_reg_mr),
+    SOFTNDK_CMD(kBuildLam,        BuildLamRequest,  BuildLamResponse,        build_lam),
+    SOFTNDK_CMD(kReleaseLam,      ObjectRequest,    ObjectResponse,          release_lam),
+    SOFTNDK_CMD(kPrivilegedToken, ObjectRequest,    ObjectResponse,          privileged_token),
     SOFTNDK_CMD(kAllocMw,         ObjectRequest,    ObjectResponse,          alloc_mw),
     SOFTNDK_CMD(kFreeMw,          ObjectRequest,    ObjectResponse,          free_mr),
     SOFTNDK_CMD(kListen,          ListenRequest,    ListenResponse,          listen),

@@ -73,6 +73,11 @@ std::shared_ptr<Device::Context> Device::find_context(uint32_t id) const {
     return it == contexts_.end() ? nullptr : it->second;
 }
 
+std::shared_ptr<LamSpace> Device::lam_space(uint32_t context) const {
+    auto c = find_context(context);
+    return c ? c->lam : nullptr;
+}
+
 std::shared_ptr<Qp> Device::find_qp(uint32_t number) const {
     if (number >= kMaxQueues) return nullptr;
     std::shared_lock lock(objects_mutex_);

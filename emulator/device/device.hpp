@@ -88,6 +88,7 @@
 #include "device/profile.hpp"
 #include "device/queue_memory.hpp"
 #include "fabric/fabric.hpp"
+#include "memory/lam.hpp"
 #include "memory/mpt.hpp"
 #include "rc/qp.hpp"
 #include "softndk/hw_interface.hpp"
@@ -159,6 +160,8 @@ class Device final : public Port {
     void schedule(SteadyTime when, std::function<void()> fn);
     // Starting PSN for a new connection.
     uint32_t next_start_psn(uint32_t qp_number);
+    // The logical address space (NdkBuildLAM) of a context, or nullptr if it is gone.
+    std::shared_ptr<LamSpace> lam_space(uint32_t context) const;
 
     // Port: packets and CM messages from the fabric.
     void receive(Packet &packet) override;
@@ -173,11 +176,13 @@ class Device final : public Port {
         std::unique_ptr<QueueMemory> control;
         hw::ContextControlPage *page = nullptr;
         std::shared_ptr<Eq> eq;
+        std::shared_ptr<LamSpace> lam = std::make_shared<LamSpace>();
         std::set<uint32_t> pds, cqs, qps, srqs, mrs;
     };
     struct Pd {
         uint32_t context = 0;
-        uint32_t users = 0;  // QPs and MPT entries in this PD
+        uint32_t users = 0;       // QPs and MPT entries in this PD (not the privileged key)
+        uint32_t privileged = 0;  // MPT index of the privileged key, 0 until asked for
     };
     struct MptOwner {
         uint32_t context = 0;

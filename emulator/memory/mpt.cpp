@@ -427,7 +427,7 @@ KeyStatus MemoryProtectionTable::fast_register(const FastRegisterRequest &r) {
                })) {
         param = KeyStatus::kBadPage;
     } else {
-        fresh = Translation::page_list(r.iova, r.length, r.first_byte_offset, r.pages);
+        fresh = Translation::page_list(r.iova, r.length, r.first_byte_offset, r.pages, r.keepalive);
         if (fresh == nullptr) param = KeyStatus::kInvalidLength;  // unreachable: checked above
     }
 

@@ -225,7 +225,8 @@ struct FastRegisterRequest {
     std::uint64_t iova = 0;   // base IOVA; must be = first_byte_offset (mod 4096)
     std::uint64_t length = 0;
     std::uint32_t first_byte_offset = 0;
-    std::span<std::byte *const> pages;  // device-side page pointers, 4 KiB aligned
+    std::span<std::byte *const> pages;      // device-side page pointers, 4 KiB aligned
+    std::shared_ptr<const void> keepalive;  // keeps `pages` mapped (LamSpace::pin)
 };
 
 // A BIND_WINDOW WQE.

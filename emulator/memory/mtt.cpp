@@ -42,7 +42,8 @@ std::shared_ptr<const Translation> Translation::identity() {
 
 std::shared_ptr<const Translation> Translation::page_list(std::uint64_t iova, std::uint64_t length,
                                                           std::uint32_t first_byte_offset,
-                                                          std::span<std::byte *const> pages) {
+                                                          std::span<std::byte *const> pages,
+                                                          std::shared_ptr<const void> keepalive) {
     if (pages.empty() || first_byte_offset >= kMttPageBytes || length == 0 ||
         !range_fits(iova, length)) {
         return nullptr;
@@ -59,6 +60,7 @@ std::shared_ptr<const Translation> Translation::page_list(std::uint64_t iova, st
     t->length_ = length;
     t->first_byte_offset_ = first_byte_offset;
     t->pages_.assign(pages.begin(), pages.end());
+    t->keepalive_ = std::move(keepalive);
     return t;
 }
 

@@ -96,9 +96,11 @@ class Translation {
     // 4 KiB-aligned, first_byte_offset < 4096, 0 < length <= pages * 4096 - FBO, and
     // [iova, iova + length) does not wrap. (The MPT's fast-register checks the NDK rules,
     // e.g. iova = FBO mod 4096, before it gets here and reports which one failed.)
-    static std::shared_ptr<const Translation> page_list(std::uint64_t iova, std::uint64_t length,
-                                                        std::uint32_t first_byte_offset,
-                                                        std::span<std::byte *const> pages);
+    // `keepalive` is held as long as the translation lives (the LAM mappings the pages
+    // came from, lam.hpp).
+    static std::shared_ptr<const Translation> page_list(
+        std::uint64_t iova, std::uint64_t length, std::uint32_t first_byte_offset,
+        std::span<std::byte *const> pages, std::shared_ptr<const void> keepalive = nullptr);
 
     // Logical addresses over [0, 2^64 - 1), resolved per page through `space`.
     // Returns nullptr if space is null.

@@ -59,9 +59,10 @@ struct SendWqe {
     std::vector<DmaRange> sges;        // checked local gather (SEND/WRITE) or sink (READ)
     std::vector<uint8_t> inline_data;  // kCtrlInline payload
     uint32_t first_local_token = 0;    // READ with kCtrlReadLocalInvalidate: invalidated on success
-    hw::FastRegisterSegment fast_register{};  // kFastRegister
-    std::vector<std::byte *> pages;           // kFastRegister: device-side page pointers
-    hw::BindSegment bind{};                   // kBindWindow
+    hw::FastRegisterSegment fast_register{};      // kFastRegister
+    std::vector<std::byte *> pages;               // kFastRegister: device-side page pointers
+    std::shared_ptr<const void> pages_keepalive;  // ... and the LAM mappings behind them
+    hw::BindSegment bind{};                       // kBindWindow
     // Transport progress.
     bool started = false;  // PSNs assigned (first transmission happened)
     uint32_t first_psn = 0;

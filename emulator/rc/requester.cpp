@@ -77,9 +77,27 @@ void parse_wqe(Qp &qp, const std::byte *bytes, const hw::CtrlSegment &ctrl, Send
         const uint32_t pages = w.fast_register.page_count;
         if (pages > limits.max_fast_register_pages) return fail(hw::Syndrome::kLocalLength);
         if (count != 3 + (pages + 1) / 2) return fail(hw::Syndrome::kLocalQpOperation);
-        // Embedded mode: an adapter page address (NDK_LOGICAL_ADDRESS) is the host VA.
+        // Page addresses are adapter logical addresses (NdkBuildLAM): resolve each
+        // through the context's LAM space, and keep the mappings they came from alive
+        // for as long as the registration's translation (lam.hpp).
+        const auto space = qp.device.lam_space(qp.context);
+        if (!space) return fail(hw::Syndrome::kLocalProtection);
+        auto keep = std::make_shared<std::vector<std::shared_ptr<const void>>>();
         w.pages.resize(pages);
-        std::memcpy(w.pages.data(), bytes + 3 * hw::kSegmentBytes, pages * sizeof(uint64_t));
+        for (uint32_t i = 0; i < pages; ++i) {
+            uint64_t logical;
+            std::memcpy(&logical, bytes + 3 * hw::kSegmentBytes + i * sizeof(uint64_t),
+                        sizeof logical);
+            const auto pinned = space->pin(logical);
+            if (!pinned) {
+                return fail(hw::Syndrome::kLocalProtection,
+                            static_cast<uint32_t>(KeyStatus::kUnmappedPage));
+            }
+            w.pages[i] = pinned->page;
+            if (pinned->keepalive && (keep->empty() || keep->back() != pinned->keepalive))
+                keep->push_back(pinned->keepalive);
+        }
+        w.pages_keepalive = std::move(keep);
         return;
     }
     if (ctrl.opcode == hw::WqeOpcode::kBindWindow) {
@@ -284,6 +302,7 @@ void execute_local(Qp &qp, SendWqe &w) {
             rq.length = f.length;
             rq.first_byte_offset = f.first_byte_offset_low;
             rq.pages = w.pages;
+            rq.keepalive = w.pages_keepalive;
             s = mpt.fast_register(rq);
             op = KeyOperation::kFastRegister;
             break;

@@ -40,7 +40,7 @@ namespace softndk::hw {
 
 // Bumped on any incompatible change to a struct in this file. The device
 // reports it in the attach response and the provider refuses a mismatch.
-inline constexpr uint32_t kAbiVersion = 2;  // 2: doorbell summary words
+inline constexpr uint32_t kAbiVersion = 3;  // 2: doorbell summary words; 3: LAM commands
 
 // ---------------------------------------------------------------------------
 // 1. Units
@@ -452,6 +452,9 @@ enum class CommandOpcode : uint16_t {
     kDeregisterMr = 0x42,
     kInitFastRegMr = 0x43,
     kFreeMr = 0x44,
+    kBuildLam = 0x45,         // map pages into the context's logical address space (fd in)
+    kReleaseLam = 0x46,       // unmap them (ObjectRequest: the LAM id)
+    kPrivilegedToken = 0x47,  // the PD's privileged token, created on first use
     kAllocMw = 0x48,
     kFreeMw = 0x49,
     kListen = 0x60,  // -> listener id
@@ -619,6 +622,26 @@ struct InitFastRegMrRequest {
     uint32_t max_pages;
     uint8_t remote_access;
     uint8_t reserved[7];
+};
+
+// ---- kBuildLam / kReleaseLam (NdkBuildLAM / NdkReleaseLAM)
+// Maps the whole pages of [address, address + length) into the context's logical
+// address space. `address` and `length` are multiples of kPageBytes (the provider rounds
+// the MDL's range out to pages). Logical page i of the answer is first_logical_page +
+// i * kPageBytes: the device promises consecutive logical pages for one LAM. FAST_REGISTER
+// page addresses and the privileged token's IOVAs are resolved through this space; a
+// page not mapped here completes with kLocalProtection.
+struct BuildLamRequest {
+    CommandHeader header;
+    uint64_t address;
+    uint64_t length;
+    MemoryHandle memory;  // where the device finds the bytes, as for kRegisterMr
+};
+struct BuildLamResponse {
+    ResponseHeader header;
+    uint32_t lam;  // id for kReleaseLam (never 0)
+    uint32_t page_count;
+    uint64_t first_logical_page;
 };
 
 // ---- Connection management

@@ -475,10 +475,24 @@ uint32_t fast_register_mr(Driver &d, uint32_t pd, uint32_t max_pages) {
     return alloc.token;
 }
 
-// Posts FAST_REGISTER of `buf` under `token` (new variant already chosen).
+// Maps `buf` into the context's logical address space (NdkBuildLAM); returns the
+// logical address of its first page.
+uint64_t build_lam(Driver &d, const PageBuffer &buf) {
+    hw::BuildLamRequest rq{};
+    rq.address = buf.addr();
+    rq.length = buf.size;
+    rq.memory = hw::MemoryHandle{hw::kNoFd, 0, 0, buf.size, buf.addr()};
+    hw::BuildLamResponse rs{};
+    Driver::expect(d.command(hw::CommandOpcode::kBuildLam, rq, rs), "build lam");
+    return rs.first_logical_page;
+}
+
+// Posts FAST_REGISTER of `buf` under `token` (new variant already chosen), through a LAM
+// unless `without_lam`: then the page addresses are the buffer's VAs, never mapped.
 uint16_t post_fast_register(Driver &d, QpHandle &qp, uint32_t token, const PageBuffer &buf,
-                            uint8_t access) {
+                            uint8_t access, bool without_lam = false) {
     const uint32_t pages = static_cast<uint32_t>(buf.size / 4096);
+    const uint64_t logical = without_lam ? buf.addr() : build_lam(d, buf);
     std::vector<uint8_t> v(16 * (3 + (pages + 1) / 2), 0);
     hw::CtrlSegment c{};
     c.opcode = hw::WqeOpcode::kFastRegister;
@@ -494,7 +508,7 @@ uint16_t post_fast_register(Driver &d, QpHandle &qp, uint32_t token, const PageB
     std::memcpy(v.data(), &c, 16);
     std::memcpy(v.data() + 16, &f, 32);
     for (uint32_t i = 0; i < pages; ++i) {
-        const uint64_t page = buf.addr() + 4096ull * i;
+        const uint64_t page = logical + 4096ull * i;
         std::memcpy(v.data() + 48 + 8 * i, &page, 8);
     }
     d.post_raw(qp, v);
@@ -573,6 +587,23 @@ TEST_CASE("READ with local invalidate retires the sink token", "[rc][frmr][inval
     hw::Cqe c{};
     REQUIRE(Driver::poll(*p.scq_a, c));
     CHECK(c.syndrome == hw::Syndrome::kLocalProtection);
+}
+
+TEST_CASE("FAST_REGISTER of a page no LAM maps is a local protection error", "[rc][frmr][lam]") {
+    ConnectedPair p;
+    PageBuffer target(2);
+    const uint32_t fr = next_variant(fast_register_mr(*p.b, p.pd_b, 4));
+    post_fast_register(*p.b, *p.qp_b, fr, target, hw::kAccessLocalWrite, /*without_lam=*/true);
+    hw::Cqe c{};
+    REQUIRE(Driver::poll(*p.scq_b, c));
+    CHECK(c.syndrome == hw::Syndrome::kLocalProtection);
+    CHECK(c.vendor_syndrome == static_cast<uint32_t>(KeyStatus::kUnmappedPage));
+    // The same pages through a LAM register (the QP went to error: use a fresh pair).
+    ConnectedPair q;
+    const uint32_t fr2 = next_variant(fast_register_mr(*q.b, q.pd_b, 4));
+    post_fast_register(*q.b, *q.qp_b, fr2, target, hw::kAccessLocalWrite);
+    REQUIRE(Driver::poll(*q.scq_b, c));
+    CHECK(c.syndrome == hw::Syndrome::kSuccess);
 }
 
 TEST_CASE("a type-2 window bound over an MR serves remote access until invalidated", "[rc][mw]") {
