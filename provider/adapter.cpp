@@ -247,8 +247,8 @@ const NDK_ADAPTER_DISPATCH kAdapterDispatch = {
         not_built<"NDK_ADAPTER_DISPATCH", "NdkCreateSharedEndpoint", NDK_FN_CREATE_SHARED_ENDPOINT>,
     .NdkCreateConnector = create_connector_slot,
     .NdkCreateListener = create_listener_slot,
-    .NdkBuildLAM = not_built<"NDK_ADAPTER_DISPATCH", "NdkBuildLAM", NDK_FN_BUILD_LAM>,
-    .NdkReleaseLAM = not_built<"NDK_ADAPTER_DISPATCH", "NdkReleaseLAM", NDK_FN_RELEASE_LAM>,
+    .NdkBuildLAM = build_lam,
+    .NdkReleaseLAM = release_lam,
 };
 
 }  // namespace softndk::provider

@@ -1,5 +1,4 @@
 #include "provider.hpp"
-#include "stubs.hpp"
 
 namespace softndk::provider {
 
@@ -18,9 +17,9 @@ uint8_t access_of(ULONG flags) {
     return a;
 }
 
-// The first `length` bytes described by the MDL chain must be virtually
-// contiguous: each MDL must start where the previous one ended.
-bool contiguous(const MDL *mdl, SIZE_T length) {
+}  // namespace
+
+bool mdl_contiguous(const MDL *mdl, SIZE_T length) {
     auto next = reinterpret_cast<uintptr_t>(MmGetMdlVirtualAddress(mdl));
     SIZE_T covered = 0;
     for (const MDL *m = mdl; m != nullptr && covered < length; m = m->Next) {
@@ -30,8 +29,6 @@ bool contiguous(const MDL *mdl, SIZE_T length) {
     }
     return covered >= length;
 }
-
-}  // namespace
 
 Mr::Mr(Adapter *a, Pd *pd, uint32_t index, uint32_t token, bool fast_register)
     : Object(a, fmt::format("{} mr#{:#x}", a->name(), token)),
@@ -44,8 +41,9 @@ Mr::Mr(Adapter *a, Pd *pd, uint32_t index, uint32_t token, bool fast_register)
 
 NTSTATUS create_mr(Pd *pd, bool fast_register, Mr **out) {
     hw::ObjectResponse response{};
-    const NTSTATUS status =
-        pd->adapter()->execute_object(hw::CommandOpcode::kAllocMr, pd->number(), 0, &response);
+    // ObjectRequest::reserved = 1 asks for a fast-register MR (hw_interface.hpp).
+    const NTSTATUS status = pd->adapter()->execute_object(hw::CommandOpcode::kAllocMr, pd->number(),
+                                                          fast_register ? 1 : 0, &response);
     if (!NT_SUCCESS(status)) return status;
     *out = new Mr(pd->adapter(), pd, response.object, response.token, fast_register);
     return STATUS_SUCCESS;
@@ -77,7 +75,7 @@ NTSTATUS register_mr(NDK_MR *pMr, MDL *Mdl, SIZE_T Length, ULONG Flags,
         return STATUS_INVALID_PARAMETER;
     if (Length > mr->adapter()->info().MaxRegistrationSize) return STATUS_INVALID_PARAMETER;
     const auto va = reinterpret_cast<uintptr_t>(MmGetMdlVirtualAddress(Mdl));
-    if (va == 0 || !contiguous(Mdl, Length)) return STATUS_INVALID_PARAMETER;
+    if (va == 0 || !mdl_contiguous(Mdl, Length)) return STATUS_INVALID_PARAMETER;
     if (mr->fast_register()) return STATUS_INVALID_DEVICE_REQUEST;
     {
         std::lock_guard lock(mr->mutex);
@@ -96,6 +94,7 @@ NTSTATUS register_mr(NDK_MR *pMr, MDL *Mdl, SIZE_T Length, ULONG Flags,
     std::lock_guard lock(mr->mutex);
     mr->busy = false;
     mr->registered = NT_SUCCESS(status);
+    if (mr->registered) mr->access = request.access;
     if (mr->registered && response.token != 0) mr->set_token(response.token);
     log().debug("{}: register {:#x}+{} flags {:#x}: {:#x}", mr->name(), va, Length, Flags,
                 static_cast<uint32_t>(status));
@@ -118,6 +117,29 @@ NTSTATUS deregister_mr(NDK_MR *pMr, NDK_FN_REQUEST_COMPLETION cb, PVOID) {
     return status;
 }
 
+NTSTATUS initialize_fast_register_mr(NDK_MR *pMr, ULONG AdapterPageCount, BOOLEAN RemoteAccess,
+                                     NDK_FN_REQUEST_COMPLETION cb, PVOID) {
+    Mr *mr = from_ndk<Mr>(pMr);
+    if (mr == nullptr || cb == nullptr || AdapterPageCount == 0) return STATUS_INVALID_PARAMETER;
+    if (!mr->fast_register()) return STATUS_INVALID_DEVICE_REQUEST;
+    if (AdapterPageCount > mr->adapter()->info().FRMRPageCount) return STATUS_IMPLEMENTATION_LIMIT;
+    hw::InitFastRegMrRequest request{};
+    request.mpt_index = mr->index();
+    request.max_pages = AdapterPageCount;
+    request.remote_access = RemoteAccess != FALSE ? 1 : 0;
+    hw::ObjectResponse response{};
+    // May be called again while no registration is valid (the device answers
+    // INVALID_DEVICE_STATE while one is): the last call sets the limits.
+    const NTSTATUS status =
+        mr->adapter()->execute(hw::CommandOpcode::kInitFastRegMr, request, response);
+    if (NT_SUCCESS(status)) {
+        std::lock_guard lock(mr->mutex);
+        mr->fast_register_pages = AdapterPageCount;
+        mr->fast_register_remote = RemoteAccess != FALSE;
+    }
+    return status;
+}
+
 UINT32 local_token(NDK_MR *pMr) {
     Mr *mr = from_ndk<Mr>(pMr);
     return mr == nullptr ? 0 : mr->token();
@@ -135,8 +157,7 @@ const NDK_MR_DISPATCH kMrDispatch = {
     .NdkQueryExtension = mr_query_extension,
     .NdkRegisterMr = register_mr,
     .NdkDeregisterMr = deregister_mr,
-    .NdkInitializeFastRegisterMr = not_built<"NDK_MR_DISPATCH", "NdkInitializeFastRegisterMr",
-                                             NDK_FN_INITIALIZE_FAST_REGISTER_MR>,
+    .NdkInitializeFastRegisterMr = initialize_fast_register_mr,
     .NdkGetRemoteTokenFromMr = remote_token,
     .NdkGetLocalTokenFromMr = local_token,
 };

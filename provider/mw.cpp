@@ -1,5 +1,4 @@
 #include "provider.hpp"
-#include "stubs.hpp"
 
 namespace softndk::provider {
 
@@ -37,14 +36,23 @@ NTSTATUS mw_query_extension(NDK_OBJECT_HEADER *h, GUID *id, NDK_VERSION v,
     return query_extension(h, id, v, out);
 }
 
+// Valid once NdkBind returned; before that the window has no token to hand out.
+UINT32 remote_token(NDK_MW *pMw) {
+    Mw *mw = from_ndk<Mw>(pMw);
+    if (mw == nullptr) return 0;
+    if (!mw->bound.load(std::memory_order_acquire)) {
+        log().warn("{}: NdkGetRemoteTokenFromMw before NdkBind", mw->name());
+        return 0;
+    }
+    return mw->token();
+}
+
 }  // namespace
 
 const NDK_MW_DISPATCH kMwDispatch = {
     .NdkCloseMw = close_mw,
     .NdkQueryExtension = mw_query_extension,
-    // Valid once NdkBind returned, and NdkBind is not built yet.
-    .NdkGetRemoteTokenFromMw =
-        not_built<"NDK_MW_DISPATCH", "NdkGetRemoteTokenFromMw", NDK_FN_GET_REMOTE_TOKEN_FROM_MW>,
+    .NdkGetRemoteTokenFromMw = remote_token,
 };
 
 }  // namespace softndk::provider

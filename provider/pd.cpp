@@ -86,6 +86,26 @@ NTSTATUS create_qp_slot(NDK_PD *pPd, NDK_CQ *pReceiveCq, NDK_CQ *pInitiatorCq, P
     return status;
 }
 
+// One token per PD, local access only, over the adapter logical addresses NdkBuildLAM
+// hands out (ndkpi-api.md 7.11). The device creates it on first use and answers the
+// same token until the PD is closed. The slot cannot fail (VOID): if the device has no
+// key left, the answer is token 0, which no access ever accepts (MPT index 0 is
+// reserved), so the consumer's first use completes with a protection error.
+void privileged_token(NDK_PD *pPd, UINT32 *pToken) {
+    Pd *pd = from_ndk<Pd>(pPd);
+    if (pToken == nullptr) return;
+    *pToken = 0;
+    if (pd == nullptr) return;
+    hw::ObjectResponse response{};
+    const NTSTATUS status = pd->adapter()->execute_object(hw::CommandOpcode::kPrivilegedToken,
+                                                          pd->number(), 0, &response);
+    if (NT_SUCCESS(status)) {
+        *pToken = response.token;
+    } else {
+        log().error("{}: no privileged token: {:#x}", pd->name(), static_cast<uint32_t>(status));
+    }
+}
+
 }  // namespace
 
 const NDK_PD_DISPATCH kPdDispatch = {
@@ -97,9 +117,7 @@ const NDK_PD_DISPATCH kPdDispatch = {
     .NdkCreateQp = create_qp_slot,
     .NdkCreateQpWithSrq =
         not_built<"NDK_PD_DISPATCH", "NdkCreateQpWithSrq", NDK_FN_CREATE_QP_WITH_SRQ>,
-    .NdkGetPrivilegedMemoryRegionToken =
-        not_built<"NDK_PD_DISPATCH", "NdkGetPrivilegedMemoryRegionToken",
-                  NDK_FN_GET_PRIVILEGED_MEMORY_REGION_TOKEN>,
+    .NdkGetPrivilegedMemoryRegionToken = privileged_token,
 };
 
 }  // namespace softndk::provider

@@ -47,14 +47,15 @@ namespace softndk::provider {
 // provider implements. The adapter runs at min(this, device's highest) for the
 // requested major. A version is listed only when its additions are built,
 // because consumers gate features on the version they get (ndkpi-api.md 1.6):
-// 1.2 waits for NdkSendAndInvalidate (GetCqResultsEx, DEFER and READ with local
-// invalidate are built), 2.0 for 1.2, 2.1 for NdkCompleteConnectEx/NdkAcceptEx.
+// 1.2's additions (NdkSendAndInvalidate, GetCqResultsEx, DEFER, READ with local
+// invalidate) are built; 2.0 is undocumented and 2.1 waits for
+// NdkCompleteConnectEx/NdkAcceptEx.
 // ---------------------------------------------------------------------------
 struct VersionSupport {
     uint16_t major;
     uint16_t max_minor;
 };
-inline constexpr VersionSupport kProviderVersions[] = {{1, 1}};
+inline constexpr VersionSupport kProviderVersions[] = {{1, 2}};
 
 // The version the adapter runs at when a consumer asks for `requested`
 // (major + lowest acceptable minor) of a device whose highest is `device`;
@@ -71,6 +72,8 @@ class Adapter;
 class Cq;
 class Qp;
 class Pd;
+class Mr;
+class Mw;
 class Listener;
 class Connector;
 
@@ -256,7 +259,15 @@ class Qp : public Embedded<NDK_QP>, public Object {
 
     // Posting (qp.cpp). Arguments are already validated for NULL/flags.
     NTSTATUS post_send(hw::WqeOpcode op, void *request_context, const NDK_SGE *sgl, ULONG n,
-                       ULONG flags, uint64_t remote_address, uint32_t remote_token);
+                       ULONG flags, uint64_t remote_address, uint32_t remote_token,
+                       uint32_t invalidate_token = 0);
+    NTSTATUS post_fast_register(void *request_context, Mr *mr, ULONG page_count,
+                                const NDK_LOGICAL_ADDRESS *pages, ULONG fbo, SIZE_T length,
+                                void *base, ULONG flags);
+    NTSTATUS post_bind(void *request_context, Mr *mr, Mw *mw, void *address, SIZE_T length,
+                       ULONG flags);
+    // LOCAL_INVALIDATE of `token` (a fast-register MR's or a window's).
+    NTSTATUS post_invalidate(void *request_context, uint32_t token, ULONG flags);
     NTSTATUS post_receive(void *request_context, const NDK_SGE *sgl, ULONG n);
     void flush();
 
@@ -281,6 +292,8 @@ class Qp : public Embedded<NDK_QP>, public Object {
         hw::WqeOpcode opcode;
     };
     NTSTATUS fail_post(NTSTATUS status);
+    NTSTATUS submit(hw::WqeOpcode op, ULONG flags, uint32_t invalidate_token, std::byte *wqe,
+                    uint32_t segments, void *request_context);
 
     Pd *pd_;
     Cq *receive_cq_;
@@ -320,13 +333,19 @@ class Mr : public Embedded<NDK_MR>, public Object {
     static constexpr NDK_OBJECT_TYPE kType = NdkObjectTypeMr;
     Mr(Adapter *a, Pd *pd, uint32_t index, uint32_t token, bool fast_register);
 
-    // Registration hands out a new token (the MPT variant changes).
+    // Registration hands out a new token (the MPT variant changes). For a fast-register
+    // MR the token is the one the last NdkFastRegister posted (qp.cpp picks the next
+    // variant), so NdkGet*TokenFromMr reflect it as soon as that call returned.
     uint32_t token() const { return token_.load(std::memory_order_acquire); }
     void set_token(uint32_t t) { token_.store(t, std::memory_order_release); }
     bool fast_register() const { return fast_register_; }
     std::mutex mutex;
     bool registered = false;  // under mutex
     bool busy = false;        // register/deregister in progress, under mutex
+    uint8_t access = 0;       // hw::AccessFlags of the registration, under mutex
+    // NdkInitializeFastRegisterMr's limits (0 pages: not initialised), under mutex.
+    ULONG fast_register_pages = 0;
+    bool fast_register_remote = false;
     uint32_t index() const { return index_; }
 
   protected:
@@ -344,12 +363,18 @@ class Mw : public Embedded<NDK_MW>, public Object {
     static constexpr NDK_OBJECT_TYPE kType = NdkObjectTypeMw;
     Mw(Adapter *a, Pd *pd, uint32_t index, uint32_t token);
 
+    // The token the last NdkBind posted (qp.cpp picks the next variant).
+    uint32_t token() const { return token_.load(std::memory_order_acquire); }
+    void set_token(uint32_t t) { token_.store(t, std::memory_order_release); }
+    // True once an NdkBind was posted: NdkGetRemoteTokenFromMw is valid from then on.
+    std::atomic<bool> bound{false};
+
   protected:
     void on_final() override;
 
   private:
     uint32_t index_;
-    uint32_t token_;
+    std::atomic<uint32_t> token_;
 };
 
 // ---------------------------------------------------------------------------
@@ -471,6 +496,13 @@ NTSTATUS create_qp(Pd *pd, Cq *receive_cq, Cq *initiator_cq, void *context, cons
                    Qp **out);
 NTSTATUS create_mr(Pd *pd, bool fast_register, Mr **out);
 NTSTATUS create_mw(Pd *pd, Mw **out);
+// True if the first `length` bytes the MDL chain describes are virtually contiguous
+// (each MDL starts where the previous one ended). mr.cpp.
+bool mdl_contiguous(const MDL *mdl, SIZE_T length);
+// NdkBuildLAM / NdkReleaseLAM (lam.cpp).
+NTSTATUS build_lam(NDK_ADAPTER *adapter, MDL *mdl, SIZE_T length, NDK_FN_REQUEST_COMPLETION,
+                   PVOID, NDK_LOGICAL_ADDRESS_MAPPING *lam, ULONG *lam_size, ULONG *fbo);
+void release_lam(NDK_ADAPTER *adapter, NDK_LOGICAL_ADDRESS_MAPPING *lam);
 
 // NdkQueryExtension for every table: no extension is supported.
 NTSTATUS query_extension(NDK_OBJECT_HEADER *object, GUID *id, NDK_VERSION version,

@@ -2,7 +2,6 @@
 #include <cstring>
 
 #include "provider.hpp"
-#include "stubs.hpp"
 
 namespace softndk::provider {
 
@@ -20,6 +19,37 @@ constexpr ULONG kReadFlags = NDK_OP_FLAG_SILENT_SUCCESS | NDK_OP_FLAG_READ_FENCE
 constexpr uint32_t kMaxWqeBytes =
     (hw::kMaxWqeSegments * hw::kSegmentBytes + hw::kWqeBasicBlock - 1) / hw::kWqeBasicBlock *
     hw::kWqeBasicBlock;
+
+constexpr ULONG kFastRegisterFlags = NDK_OP_FLAG_SILENT_SUCCESS | NDK_OP_FLAG_READ_FENCE |
+                                     NDK_OP_FLAG_ALLOW_REMOTE_READ | NDK_OP_FLAG_ALLOW_LOCAL_WRITE |
+                                     NDK_OP_FLAG_ALLOW_REMOTE_WRITE |
+                                     NDK_OP_FLAG_RDMA_READ_SINK | NDK_OP_FLAG_DEFER;
+constexpr ULONG kBindFlags = NDK_OP_FLAG_SILENT_SUCCESS | NDK_OP_FLAG_READ_FENCE |
+                             NDK_OP_FLAG_ALLOW_REMOTE_READ | NDK_OP_FLAG_ALLOW_REMOTE_WRITE |
+                             NDK_OP_FLAG_DEFER;
+constexpr ULONG kInvalidateFlags =
+    NDK_OP_FLAG_SILENT_SUCCESS | NDK_OP_FLAG_READ_FENCE | NDK_OP_FLAG_DEFER;
+constexpr uint8_t kRemoteAccess = hw::kAccessRemoteRead | hw::kAccessRemoteWrite;
+
+// NDK_OP_FLAG_ALLOW_* to hw::AccessFlags. ALLOW_REMOTE_WRITE (0x30) contains
+// ALLOW_LOCAL_WRITE (0x10): remote write implies local write, as the values say.
+uint8_t op_access(ULONG flags) {
+    uint8_t a = 0;
+    if ((flags & NDK_OP_FLAG_ALLOW_LOCAL_WRITE) != 0) a |= hw::kAccessLocalWrite;
+    if ((flags & NDK_OP_FLAG_ALLOW_REMOTE_READ) != 0) a |= hw::kAccessRemoteRead;
+    if ((flags & NDK_OP_FLAG_ALLOW_REMOTE_WRITE) == NDK_OP_FLAG_ALLOW_REMOTE_WRITE)
+        a |= hw::kAccessRemoteWrite | hw::kAccessLocalWrite;
+    if ((flags & NDK_OP_FLAG_RDMA_READ_SINK) != 0) a |= hw::kAccessReadSink;
+    return a;
+}
+
+// The token a key-validating work request (FAST_REGISTER, BIND) hands out: same MPT
+// index, the next variant byte, so the token valid before can never come back
+// (emulator/memory/mpt.hpp "Variants").
+uint32_t next_variant(uint32_t token) {
+    return hw::make_token(hw::token_index(token),
+                          static_cast<uint8_t>(hw::token_variant(token) + 1));
+}
 
 uint8_t ctrl_flags(ULONG flags) {
     uint8_t f = 0;
@@ -128,7 +158,8 @@ NTSTATUS Qp::fail_post(NTSTATUS status) {
 }
 
 NTSTATUS Qp::post_send(hw::WqeOpcode op, void *request_context, const NDK_SGE *sgl, ULONG n,
-                       ULONG flags, uint64_t remote_address, uint32_t remote_token) {
+                       ULONG flags, uint64_t remote_address, uint32_t remote_token,
+                       uint32_t invalidate_token) {
     const NDK_ADAPTER_INFO &info = adapter()->info();
     const bool rdma = op == hw::WqeOpcode::kRdmaRead || op == hw::WqeOpcode::kRdmaWrite;
     const ULONG allowed = op == hw::WqeOpcode::kRdmaRead    ? kReadFlags
@@ -153,26 +184,9 @@ NTSTATUS Qp::post_send(hw::WqeOpcode op, void *request_context, const NDK_SGE *s
         1 + (rdma ? 1 : 0) +
         (is_inline ? static_cast<uint32_t>((sizeof(hw::InlineHeader) + total + 15) / 16) : n);
     if (segments > hw::kMaxWqeSegments) return fail_post(STATUS_INVALID_PARAMETER);
-    const uint32_t wqebbs =
-        (segments * hw::kSegmentBytes + hw::kWqeBasicBlock - 1) / hw::kWqeBasicBlock;
-    const uint32_t head = sq_.reserved();
-    if (sq_posted_wqes_ - sq_retired_wqes_.load(std::memory_order_acquire) >=
-            limits_.initiator_depth ||
-        head + wqebbs - sq_retired_.load(std::memory_order_acquire) > sq_.entries())
-        return fail_post(STATUS_INSUFFICIENT_RESOURCES);
-    const auto first = sq_.reserve(wqebbs);
-    if (!first) return fail_post(STATUS_INSUFFICIENT_RESOURCES);
 
     alignas(64) std::byte wqe[kMaxWqeBytes];
-    std::memset(wqe, 0, wqebbs * hw::kWqeBasicBlock);
-    std::byte *at = wqe;
-    hw::CtrlSegment ctrl{};
-    ctrl.opcode = op;
-    ctrl.flags = ctrl_flags(flags);
-    ctrl.wqe_index = static_cast<uint16_t>(*first);
-    ctrl.segment_count = static_cast<uint8_t>(segments);
-    std::memcpy(at, &ctrl, sizeof ctrl);
-    at += hw::kSegmentBytes;
+    std::byte *at = wqe + hw::kSegmentBytes;  // after the control segment (submit)
     if (rdma) {
         hw::RemoteAddressSegment raddr{};
         raddr.remote_address = remote_address;
@@ -188,6 +202,8 @@ NTSTATUS Qp::post_send(hw::WqeOpcode op, void *request_context, const NDK_SGE *s
             if (sgl[i].Length != 0) std::memcpy(at, sgl[i].VirtualAddress, sgl[i].Length);
             at += sgl[i].Length;
         }
+        // Zero the padding of the last segment: no stale stack bytes reach the ring.
+        std::memset(at, 0, wqe + segments * hw::kSegmentBytes - at);
     } else {
         for (ULONG i = 0; i < n; ++i) {
             hw::DataSegment d{};
@@ -198,6 +214,33 @@ NTSTATUS Qp::post_send(hw::WqeOpcode op, void *request_context, const NDK_SGE *s
             at += hw::kSegmentBytes;
         }
     }
+    return submit(op, flags, invalidate_token, wqe, segments, request_context);
+}
+
+// The common tail of every initiator post: SQ space, the control segment, the write into
+// the ring, the shadow entry, publication and the doorbell (held back by DEFER).
+// `wqe` holds `segments` segments; the first is filled here.
+NTSTATUS Qp::submit(hw::WqeOpcode op, ULONG flags, uint32_t invalidate_token, std::byte *wqe,
+                    uint32_t segments, void *request_context) {
+    const uint32_t wqebbs =
+        (segments * hw::kSegmentBytes + hw::kWqeBasicBlock - 1) / hw::kWqeBasicBlock;
+    const uint32_t head = sq_.reserved();
+    if (sq_posted_wqes_ - sq_retired_wqes_.load(std::memory_order_acquire) >=
+            limits_.initiator_depth ||
+        head + wqebbs - sq_retired_.load(std::memory_order_acquire) > sq_.entries())
+        return fail_post(STATUS_INSUFFICIENT_RESOURCES);
+    const auto first = sq_.reserve(wqebbs);
+    if (!first) return fail_post(STATUS_INSUFFICIENT_RESOURCES);
+
+    hw::CtrlSegment ctrl{};
+    ctrl.opcode = op;
+    ctrl.flags = ctrl_flags(flags);
+    ctrl.wqe_index = static_cast<uint16_t>(*first);
+    ctrl.segment_count = static_cast<uint8_t>(segments);
+    ctrl.invalidate_token = invalidate_token;
+    std::memcpy(wqe, &ctrl, sizeof ctrl);
+    const uint32_t bytes = segments * hw::kSegmentBytes;
+    std::memset(wqe + bytes, 0, wqebbs * hw::kWqeBasicBlock - bytes);
     sq_.write(*first, wqe, wqebbs * hw::kWqeBasicBlock);
     sq_shadow_[*first & (sq_.entries() - 1)] =
         SendShadow{request_context, static_cast<uint16_t>(wqebbs), op};
@@ -211,6 +254,88 @@ NTSTATUS Qp::post_send(hw::WqeOpcode op, void *request_context, const NDK_SGE *s
         adapter()->ring(Adapter::Bell::kSend, number_);
     }
     return STATUS_SUCCESS;
+}
+
+NTSTATUS Qp::post_fast_register(void *request_context, Mr *mr, ULONG page_count,
+                                const NDK_LOGICAL_ADDRESS *pages, ULONG fbo, SIZE_T length,
+                                void *base, ULONG flags) {
+    if ((flags & ~kFastRegisterFlags) != 0 || mr == nullptr || page_count == 0 ||
+        pages == nullptr || length == 0 || fbo >= PAGE_SIZE)
+        return fail_post(STATUS_INVALID_PARAMETER);
+    if (!mr->fast_register()) return fail_post(STATUS_INVALID_DEVICE_REQUEST);
+    const uint8_t access = op_access(flags);
+    {
+        std::lock_guard lock(mr->mutex);
+        if (mr->fast_register_pages == 0) return fail_post(STATUS_INVALID_DEVICE_STATE);
+        if (page_count > mr->fast_register_pages) return fail_post(STATUS_INVALID_PARAMETER);
+        if ((access & kRemoteAccess) != 0 && !mr->fast_register_remote)
+            return fail_post(STATUS_ACCESS_VIOLATION);
+    }
+    if (!connected.load(std::memory_order_acquire)) return fail_post(STATUS_CONNECTION_INVALID);
+    const uint32_t segments = 3 + (page_count + 1) / 2;
+    if (segments > hw::kMaxWqeSegments) return fail_post(STATUS_INVALID_PARAMETER);
+
+    const uint32_t token = next_variant(mr->token());
+    alignas(64) std::byte wqe[kMaxWqeBytes];
+    hw::FastRegisterSegment f{};
+    f.mr_token = token;
+    f.access = access;
+    f.first_byte_offset_low = static_cast<uint16_t>(fbo);
+    f.page_count = page_count;
+    f.base_iova = reinterpret_cast<uintptr_t>(base);
+    f.length = length;
+    std::memcpy(wqe + hw::kSegmentBytes, &f, sizeof f);
+    for (ULONG i = 0; i < page_count; ++i) {
+        const auto page = static_cast<uint64_t>(pages[i].QuadPart);
+        std::memcpy(wqe + 3 * hw::kSegmentBytes + i * sizeof page, &page, sizeof page);
+    }
+    if (page_count % 2 != 0)
+        std::memset(wqe + 3 * hw::kSegmentBytes + page_count * sizeof(uint64_t), 0, 8);
+    const NTSTATUS status =
+        submit(hw::WqeOpcode::kFastRegister, flags, 0, wqe, segments, request_context);
+    if (NT_SUCCESS(status)) mr->set_token(token);
+    return status;
+}
+
+NTSTATUS Qp::post_bind(void *request_context, Mr *mr, Mw *mw, void *address, SIZE_T length,
+                       ULONG flags) {
+    if ((flags & ~kBindFlags) != 0 || mr == nullptr || mw == nullptr || address == nullptr ||
+        length == 0)
+        return fail_post(STATUS_INVALID_PARAMETER);
+    // A window grants remote rights only; the local-write bit inside ALLOW_REMOTE_WRITE
+    // is a requirement on the MR, checked here.
+    const uint8_t access = op_access(flags) & kRemoteAccess;
+    {
+        std::lock_guard lock(mr->mutex);
+        // A window that grants remote write needs an MR its owner may write locally
+        // (ndkpi-api.md 3.8): checked here, as the DDI returns it inline.
+        if ((access & hw::kAccessRemoteWrite) != 0 &&
+            (mr->access & hw::kAccessLocalWrite) == 0)
+            return fail_post(STATUS_ACCESS_VIOLATION);
+    }
+    if (!connected.load(std::memory_order_acquire)) return fail_post(STATUS_CONNECTION_INVALID);
+    const uint32_t token = next_variant(mw->token());
+    alignas(64) std::byte wqe[kMaxWqeBytes];
+    hw::BindSegment b{};
+    b.mw_token = token;
+    b.mr_token = mr->token();
+    b.access = access;
+    b.iova = reinterpret_cast<uintptr_t>(address);
+    b.length = length;
+    std::memcpy(wqe + hw::kSegmentBytes, &b, sizeof b);
+    const NTSTATUS status = submit(hw::WqeOpcode::kBindWindow, flags, 0, wqe, 3, request_context);
+    if (NT_SUCCESS(status)) {
+        mw->set_token(token);
+        mw->bound.store(true, std::memory_order_release);
+    }
+    return status;
+}
+
+NTSTATUS Qp::post_invalidate(void *request_context, uint32_t token, ULONG flags) {
+    if ((flags & ~kInvalidateFlags) != 0) return fail_post(STATUS_INVALID_PARAMETER);
+    if (!connected.load(std::memory_order_acquire)) return fail_post(STATUS_CONNECTION_INVALID);
+    alignas(64) std::byte wqe[kMaxWqeBytes];
+    return submit(hw::WqeOpcode::kLocalInvalidate, flags, token, wqe, 1, request_context);
 }
 
 NTSTATUS Qp::post_receive(void *request_context, const NDK_SGE *sgl, ULONG n) {
@@ -314,6 +439,44 @@ NTSTATUS read_slot(NDK_QP *pQp, PVOID ctx, const NDK_SGE *pSgl, ULONG nSge, UINT
                          RemoteToken);
 }
 
+NTSTATUS bind_slot(NDK_QP *pQp, PVOID ctx, NDK_MR *pMr, NDK_MW *pMw, PVOID VirtualAddress,
+                   SIZE_T Length, ULONG Flags) {
+    Qp *qp = from_ndk<Qp>(pQp);
+    if (qp == nullptr) return STATUS_INVALID_PARAMETER;
+    return qp->post_bind(ctx, from_ndk<Mr>(pMr), from_ndk<Mw>(pMw), VirtualAddress, Length, Flags);
+}
+
+NTSTATUS fast_register_slot(NDK_QP *pQp, PVOID ctx, NDK_MR *pMr, ULONG AdapterPageCount,
+                            const NDK_LOGICAL_ADDRESS *AdapterPageArray, ULONG FBO, SIZE_T Length,
+                            PVOID BaseVirtualAddress, ULONG Flags) {
+    Qp *qp = from_ndk<Qp>(pQp);
+    if (qp == nullptr) return STATUS_INVALID_PARAMETER;
+    return qp->post_fast_register(ctx, from_ndk<Mr>(pMr), AdapterPageCount, AdapterPageArray, FBO,
+                                  Length, BaseVirtualAddress, Flags);
+}
+
+// The target is a fast-registered MR or a bound window, told apart by the header's
+// ObjectType (never by its Dispatch, which belongs to the consumer).
+NTSTATUS invalidate_slot(NDK_QP *pQp, PVOID ctx, NDK_OBJECT_HEADER *pMrOrMw, ULONG Flags) {
+    Qp *qp = from_ndk<Qp>(pQp);
+    if (qp == nullptr || pMrOrMw == nullptr) return STATUS_INVALID_PARAMETER;
+    if (Mr *mr = from_header<Mr>(pMrOrMw)) {
+        // An MR registered with NdkRegisterMr is undone with NdkDeregisterMr.
+        if (!mr->fast_register()) return STATUS_INVALID_PARAMETER;
+        return qp->post_invalidate(ctx, mr->token(), Flags);
+    }
+    if (Mw *mw = from_header<Mw>(pMrOrMw)) return qp->post_invalidate(ctx, mw->token(), Flags);
+    return STATUS_INVALID_PARAMETER;
+}
+
+NTSTATUS send_and_invalidate_slot(NDK_QP *pQp, PVOID ctx, const NDK_SGE *pSgl, ULONG nSge,
+                                  ULONG Flags, UINT32 RemoteToken) {
+    Qp *qp = from_ndk<Qp>(pQp);
+    if (qp == nullptr) return STATUS_INVALID_PARAMETER;
+    return qp->post_send(hw::WqeOpcode::kSendInvalidate, ctx, pSgl, nSge, Flags, 0, 0,
+                         RemoteToken);
+}
+
 NTSTATUS write_slot(NDK_QP *pQp, PVOID ctx, const NDK_SGE *pSgl, ULONG nSge, UINT64 RemoteAddress,
                     UINT32 RemoteToken, ULONG Flags) {
     Qp *qp = from_ndk<Qp>(pQp);
@@ -330,13 +493,12 @@ const NDK_QP_DISPATCH kQpDispatch = {
     .NdkFlush = flush_qp,
     .NdkSend = send_slot,
     .NdkReceive = receive_slot,
-    .NdkBind = not_built<"NDK_QP_DISPATCH", "NdkBind", NDK_FN_BIND>,
-    .NdkFastRegister = not_built<"NDK_QP_DISPATCH", "NdkFastRegister", NDK_FN_FAST_REGISTER>,
-    .NdkInvalidate = not_built<"NDK_QP_DISPATCH", "NdkInvalidate", NDK_FN_INVALIDATE>,
+    .NdkBind = bind_slot,
+    .NdkFastRegister = fast_register_slot,
+    .NdkInvalidate = invalidate_slot,
     .NdkRead = read_slot,
     .NdkWrite = write_slot,
-    .NdkSendAndInvalidate =
-        not_built<"NDK_QP_DISPATCH", "NdkSendAndInvalidate", NDK_FN_SEND_AND_INVALIDATE>,
+    .NdkSendAndInvalidate = send_and_invalidate_slot,
 };
 
 }  // namespace softndk::provider

@@ -93,6 +93,11 @@ struct Requester {
     uint32_t una_psn = 0;      // oldest unacknowledged PSN (completer)
     uint32_t outstanding_reads = 0;
     bool fetch_blocked = false;  // a malformed WQE: fetch nothing after it
+    // A FAST_REGISTER, BIND_WINDOW or LOCAL_INVALIDATE was fetched and has not executed
+    // yet: the WQEs behind it are parsed (and their keys checked) only after it did, as
+    // mlx5 fences the WQEs after a UMR. A consumer may post FR then a send or READ that
+    // uses the new key without waiting for the FR's completion.
+    bool fetch_paused_for_key = false;
     uint8_t retry_left = 0;
     uint8_t rnr_retry_left = 0;
     bool rnr_wait = false;  // RNR NAK received; resend at rnr_deadline

@@ -151,7 +151,7 @@ void parse_wqe(Qp &qp, const std::byte *bytes, const hw::CtrlSegment &ctrl, Send
 // malformed WQE stops fetching.
 void fetch_wqes(Qp &qp) {
     Requester &r = qp.req;
-    if (r.fetch_blocked) return;
+    if (r.fetch_blocked || r.fetch_paused_for_key) return;
     SqConsumer &sq = *r.sq;
     auto &dev = qp.device;
     auto malformed = [&](uint32_t position, uint32_t release_bbs, const char *why) {
@@ -192,6 +192,12 @@ void fetch_wqes(Qp &qp) {
         r.wqes.push_back(std::move(w));
         if (failed) {
             r.fetch_blocked = true;  // everything after it is flushed
+            return;
+        }
+        if (ctrl.opcode == hw::WqeOpcode::kFastRegister ||
+            ctrl.opcode == hw::WqeOpcode::kBindWindow ||
+            ctrl.opcode == hw::WqeOpcode::kLocalInvalidate) {  // see fetch_paused_for_key
+            r.fetch_paused_for_key = true;
             return;
         }
     }
@@ -338,6 +344,7 @@ void requester_progress(Qp &qp) {
     if (qp.state != QpState::kRts || r.rnr_wait) return;
     const uint32_t window = qp.device.transport().window_psns;
     const uint32_t mtu = qp.path.mtu;
+    bool refetch = false;
     while (r.send_index < r.wqes.size()) {
         SendWqe &w = r.wqes[r.send_index];
         if (w.error != hw::Syndrome::kSuccess) break;  // reported in order by the completer
@@ -369,6 +376,8 @@ void requester_progress(Qp &qp) {
             if (!w.on_wire()) {
                 execute_local(qp, w);
                 if (w.error != hw::Syndrome::kSuccess) break;
+                refetch = r.fetch_paused_for_key;
+                r.fetch_paused_for_key = false;
             }
         }
         if (w.is_read()) {
@@ -382,6 +391,11 @@ void requester_progress(Qp &qp) {
             }
         }
         ++r.send_index;
+        // The key operation executed: the WQEs behind it may be parsed now.
+        if (refetch) {
+            refetch = false;
+            fetch_wqes(qp);
+        }
     }
 stop:
     if (r.una_psn != r.next_psn && !r.ack_deadline && ack_timeout(qp).count() != 0 &&
