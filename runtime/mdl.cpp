@@ -40,17 +40,24 @@ SIZE_T NTAPI MmSizeOfMdl(PVOID Base, SIZE_T Length) {
 
 PMDL NTAPI IoAllocateMdl(PVOID VirtualAddress, ULONG Length, BOOLEAN SecondaryBuffer,
                          BOOLEAN ChargeQuota, PIRP Irp) {
-    (void)SecondaryBuffer;
     (void)ChargeQuota;
-    if (Irp != nullptr) {
-        wdk::logger().warn("IoAllocateMdl: Irp {} ignored (SoftNDK has no IRPs)",
-                           static_cast<void *>(Irp));
-    }
     if (Length > wdk::kLongestMdl) return nullptr;
     auto *mdl = static_cast<PMDL>(
         ExAllocatePool2(POOL_FLAG_NON_PAGED, MmSizeOfMdl(VirtualAddress, Length), wdk::kMdlTag));
     if (mdl == nullptr) return nullptr;
     MmInitializeMdl(mdl, VirtualAddress, Length);
+    // As on Windows: the IRP's buffer MDL, or (SecondaryBuffer) appended to its chain.
+    // The IRP does not own it: the driver frees it with IoFreeMdl.
+    if (Irp != nullptr) {
+        if (!SecondaryBuffer || Irp->MdlAddress == nullptr) {
+            Irp->MdlAddress = mdl;
+        } else {
+            PMDL last = Irp->MdlAddress;
+            while (last->Next != nullptr)
+                last = last->Next;
+            last->Next = mdl;
+        }
+    }
     return mdl;
 }
 

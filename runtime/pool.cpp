@@ -164,6 +164,39 @@ PVOID NTAPI ExAllocatePool2(POOL_FLAGS Flags, SIZE_T NumberOfBytes, ULONG Tag) {
     return block;
 }
 
+PVOID NTAPI ExAllocatePoolWithTagPriority(POOL_TYPE PoolType, SIZE_T NumberOfBytes, ULONG Tag,
+                                          EX_POOL_PRIORITY Priority) {
+    (void)Priority;  // no pool pressure to prioritise against
+    return ExAllocatePoolWithTag(PoolType, NumberOfBytes, Tag);
+}
+
+PVOID NTAPI ExAllocatePool3(POOL_FLAGS Flags, SIZE_T NumberOfBytes, ULONG Tag,
+                            PCPOOL_EXTENDED_PARAMETER ExtendedParameters,
+                            ULONG ExtendedParametersCount) {
+    if (ExtendedParameters == nullptr && ExtendedParametersCount != 0) {
+        wdk::logger().warn("ExAllocatePool3: {} extended parameters at NULL",
+                           ExtendedParametersCount);
+        return nullptr;
+    }
+    for (ULONG i = 0; i < ExtendedParametersCount; ++i) {
+        const POOL_EXTENDED_PARAMETER &parameter = ExtendedParameters[i];
+        switch (parameter.Type) {
+            case PoolExtendedParameterPriority:
+            case PoolExtendedParameterNumaNode:
+                break;  // accepted, no effect (one pool, no NUMA placement)
+            case PoolExtendedParameterSecurePool:
+                wdk::logger().warn("ExAllocatePool3: secure pools are not supported");
+                return nullptr;
+            default:
+                if (parameter.Optional) break;
+                wdk::logger().warn("ExAllocatePool3: extended parameter {} has invalid type {}", i,
+                                   static_cast<unsigned>(parameter.Type));
+                return nullptr;
+        }
+    }
+    return ExAllocatePool2(Flags, NumberOfBytes, Tag);
+}
+
 VOID NTAPI ExFreePool(PVOID P) {
     wdk::free_block(P, 0, false, "ExFreePool");
 }

@@ -12,7 +12,9 @@
  *
  * One deliberate difference: WCHAR is the platform wchar_t (4 bytes on Linux,
  * 2 on Windows), so that unchanged consumer code using L"..." literals with
- * UNICODE_STRING compiles. No NDK structure contains a WCHAR.
+ * UNICODE_STRING compiles. No NDK structure contains a WCHAR. UNICODE_STRING
+ * lengths stay in bytes, so they are 4 per character here (see wdm.h's string
+ * helpers); code that uses sizeof(WCHAR) is unaffected.
  *
  * Compiles as C11 and as C++20, alone or after <sys/socket.h>.
  */
@@ -50,6 +52,9 @@ extern "C" {
 #endif
 #ifndef __fastcall
 #define __fastcall
+#endif
+#ifndef FASTCALL
+#define FASTCALL
 #endif
 #ifndef FORCEINLINE
 #define FORCEINLINE static inline __attribute__((always_inline))
@@ -97,6 +102,7 @@ extern "C" {
 
 /* ---- Integer types with their Windows (LLP64) widths. */
 typedef char CHAR;
+typedef char CCHAR;
 typedef int16_t SHORT;
 typedef int32_t LONG;
 typedef int32_t INT;
@@ -257,6 +263,43 @@ typedef struct _STRING {
     USHORT MaximumLength;
     PCHAR Buffer;
 } STRING, ANSI_STRING, *PSTRING, *PANSI_STRING;
+typedef const STRING *PCSTRING;
+typedef const ANSI_STRING *PCANSI_STRING;
+
+#define UNICODE_NULL ((WCHAR)0)
+#define ANSI_NULL ((CHAR)0)
+
+/* A counted string over a string literal (L"..." for UNICODE_STRING, "..." for
+ * ANSI_STRING), usable in static initialisers: Length excludes the terminator,
+ * MaximumLength includes it. As in the WDK the literal is not copied and must not
+ * be written through Buffer; in C++ the literal's const is cast away (the WDK's
+ * C++ template does the same). DECLARE_CONST_UNICODE_STRING(name, L"...") declares
+ * a const UNICODE_STRING `name` over a const array `name_buffer`;
+ * DECLARE_UNICODE_STRING_SIZE(name, n) an empty one with room for n WCHARs. */
+#ifdef __cplusplus
+}
+constexpr PWCH SoftNdkConstantStringBuffer(const WCHAR *s) {
+    return const_cast<PWCH>(s);
+}
+constexpr PCHAR SoftNdkConstantStringBuffer(const CHAR *s) {
+    return const_cast<PCHAR>(s);
+}
+extern "C" {
+#else
+#define SoftNdkConstantStringBuffer(s) (s)
+#endif
+#define RTL_CONSTANT_STRING(s) \
+    {(USHORT)(sizeof(s) - sizeof((s)[0])), (USHORT)sizeof(s), SoftNdkConstantStringBuffer(s)}
+#define DECLARE_CONST_UNICODE_STRING(_var, _string)                         \
+    const WCHAR _var##_buffer[] = _string;                                  \
+    const UNICODE_STRING _var = {(USHORT)(sizeof(_string) - sizeof(WCHAR)), \
+                                 (USHORT)sizeof(_string), (PWCH)_var##_buffer}
+#define DECLARE_GLOBAL_CONST_UNICODE_STRING(_var, _str) \
+    extern const UNICODE_STRING _var;                   \
+    DECLARE_CONST_UNICODE_STRING(_var, _str)
+#define DECLARE_UNICODE_STRING_SIZE(_var, _size) \
+    WCHAR _var##_buffer[_size];                  \
+    UNICODE_STRING _var = {0, (USHORT)((_size) * sizeof(WCHAR)), _var##_buffer}
 
 /* ---- Object attributes, as PsCreateSystemThread and the Zw* calls take them.
  * SoftNDK has no object namespace: the runtime accepts the structure and ignores

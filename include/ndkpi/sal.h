@@ -9,8 +9,9 @@
  * The legacy double-underscore spellings (__in, __out, ...) are deliberately
  * NOT defined here: glibc and libstdc++ use identifiers such as __in and
  * __out as parameter names, and defining them as empty macros breaks those
- * headers. Consumers that need them opt in through <softndk/sal_legacy.h>
- * (added with the WDK runtime).
+ * headers. Consumers that need them opt in by including <specstrings.h> after
+ * every system header (see there); the __drv_* driver annotations, which
+ * collide with nothing, come with wdm.h (driverspecs.h).
  */
 #ifndef SOFTNDK_SAL_H
 #define SOFTNDK_SAL_H
@@ -42,6 +43,18 @@
 #endif
 #ifndef _Outptr_result_maybenull_
 #define _Outptr_result_maybenull_
+#endif
+#ifndef _In_z_
+#define _In_z_
+#endif
+#ifndef _In_opt_z_
+#define _In_opt_z_
+#endif
+#ifndef _Out_writes_z_
+#define _Out_writes_z_(n)
+#endif
+#ifndef _Out_writes_to_z_
+#define _Out_writes_to_z_(n, c)
 #endif
 #ifndef _In_reads_
 #define _In_reads_(n)

@@ -134,3 +134,24 @@ TEST_CASE("mdl: length limits and the CSHORT Size of very large MDLs") {
     CHECK(MmGetMdlByteCount(mdl) == 0xFFFFF000);
     IoFreeMdl(mdl);
 }
+
+TEST_CASE("mdl: IoAllocateMdl with an IRP sets MdlAddress, a secondary buffer chains") {
+    PageBuffer buffer(2);
+    PIRP irp = IoAllocateIrp(1, FALSE);
+    REQUIRE(irp != nullptr);
+    PMDL first = IoAllocateMdl(buffer.base, PAGE_SIZE, FALSE, FALSE, irp);
+    REQUIRE(first != nullptr);
+    CHECK(irp->MdlAddress == first);
+    PMDL second = IoAllocateMdl(buffer.base + PAGE_SIZE, 100, TRUE, FALSE, irp);
+    REQUIRE(second != nullptr);
+    CHECK(irp->MdlAddress == first);  // unchanged
+    CHECK(first->Next == second);
+    PMDL third = IoAllocateMdl(buffer.base, 10, TRUE, FALSE, irp);
+    CHECK(second->Next == third);
+    // The IRP does not own them.
+    irp->MdlAddress = nullptr;
+    IoFreeIrp(irp);
+    IoFreeMdl(third);
+    IoFreeMdl(second);
+    IoFreeMdl(first);
+}

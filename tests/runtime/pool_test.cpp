@@ -158,3 +158,49 @@ TEST_CASE("pool: freeing NULL or memory that is not pool bug-checks") {
     CHECK(child.aborted());
     CHECK_THAT(child.err, Catch::Contains("not a pool block"));
 }
+
+TEST_CASE("pool: ExAllocatePoolWithTagPriority is ExAllocatePoolWithTag, any priority") {
+    const size_t live_before = softndk::wdk::pool_live_allocations();
+    for (const EX_POOL_PRIORITY priority :
+         {LowPoolPriority, NormalPoolPriority, HighPoolPrioritySpecialPoolUnderrun}) {
+        void *p = ExAllocatePoolWithTagPriority(NonPagedPoolNx, PAGE_SIZE, kTag, priority);
+        REQUIRE(p != nullptr);
+        CHECK(aligned(p, PAGE_SIZE));
+        ExFreePoolWithTag(p, kTag);
+    }
+    CHECK(ExAllocatePoolWithTagPriority(NonPagedPoolNx, SIZE_MAX, kTag, HighPoolPriority) ==
+          nullptr);
+    CHECK(softndk::wdk::pool_live_allocations() == live_before);
+}
+
+TEST_CASE("pool: ExAllocatePool3 checks its extended parameters, then acts as ExAllocatePool2") {
+    POOL_EXTENDED_PARAMETER parameters[2] = {};
+    parameters[0].Type = PoolExtendedParameterPriority;
+    parameters[0].Priority = HighPoolPriority;
+    parameters[1].Type = PoolExtendedParameterNumaNode;
+    parameters[1].PreferredNode = POOL_NODE_REQUIREMENT_ANY_NODE;
+    auto *p = static_cast<unsigned char *>(
+        ExAllocatePool3(POOL_FLAG_NON_PAGED, 100, kTag, parameters, 2));
+    REQUIRE(p != nullptr);
+    CHECK(p[0] == 0);  // zeroed, as ExAllocatePool2
+    CHECK(p[99] == 0);
+    ExFreePoolWithTag(p, kTag);
+    p = static_cast<unsigned char *>(ExAllocatePool3(POOL_FLAG_PAGED, 8, kTag, nullptr, 0));
+    CHECK(p != nullptr);
+    ExFreePool(p);
+
+    CHECK(ExAllocatePool3(POOL_FLAG_NON_PAGED, 8, kTag, nullptr, 1) == nullptr);
+    CHECK(ExAllocatePool3(0, 8, kTag, parameters, 1) == nullptr);  // flags as ExAllocatePool2
+    POOL_EXTENDED_PARAMETER invalid = {};
+    invalid.Type = PoolExtendedParameterMax;
+    CHECK(ExAllocatePool3(POOL_FLAG_NON_PAGED, 8, kTag, &invalid, 1) == nullptr);
+    invalid.Optional = 1;  // an optional parameter of unknown type is skipped
+    p = static_cast<unsigned char *>(ExAllocatePool3(POOL_FLAG_NON_PAGED, 8, kTag, &invalid, 1));
+    CHECK(p != nullptr);
+    ExFreePool(p);
+    POOL_EXTENDED_PARAMS_SECURE_POOL secure = {};
+    POOL_EXTENDED_PARAMETER secure_parameter = {};
+    secure_parameter.Type = PoolExtendedParameterSecurePool;
+    secure_parameter.SecurePoolParams = &secure;
+    CHECK(ExAllocatePool3(POOL_FLAG_NON_PAGED, 8, kTag, &secure_parameter, 1) == nullptr);
+}

@@ -1,0 +1,162 @@
+// IRPs: allocation, IoCallDriver's dispatch and IoCompleteRequest's walk up the stack
+// locations, following Windows' IopfCallDriver / IopfCompleteRequest.
+#include <spdlog/fmt/fmt.h>
+
+#include <cstring>
+
+#include "wdk_internal.hpp"
+
+namespace softndk::wdk {
+namespace {
+
+constexpr ULONG kIrpTag = 0x20707249;  // "Irp "
+
+void initialize_irp(PIRP irp, USHORT size, CCHAR stack_size) {
+    std::memset(irp, 0, size);
+    irp->Type = IO_TYPE_IRP;
+    irp->Size = size;
+    irp->StackCount = stack_size;
+    irp->CurrentLocation = static_cast<CHAR>(stack_size + 1);
+    InitializeListHead(&irp->ThreadListEntry);
+    irp->Tail.Overlay.CurrentStackLocation =
+        reinterpret_cast<PIO_STACK_LOCATION>(irp + 1) + stack_size;
+}
+
+void check_irp(PIRP irp, const char *caller) {
+    if (irp == nullptr || irp->Type != IO_TYPE_IRP) {
+        bugcheck(
+            MULTIPLE_IRP_COMPLETE_REQUESTS, reinterpret_cast<ULONG_PTR>(irp), 0, 0, 0,
+            fmt::format("{}({}): not an IRP (freed already?)", caller, static_cast<void *>(irp)));
+    }
+}
+
+NTSTATUS NTAPI invalid_device_request(PDEVICE_OBJECT, PIRP irp) {
+    irp->IoStatus.Status = STATUS_INVALID_DEVICE_REQUEST;
+    irp->IoStatus.Information = 0;
+    IoCompleteRequest(irp, IO_NO_INCREMENT);
+    return STATUS_INVALID_DEVICE_REQUEST;
+}
+
+}  // namespace
+}  // namespace softndk::wdk
+
+namespace wdk = softndk::wdk;
+
+extern "C" {
+
+PIRP NTAPI IoAllocateIrp(CCHAR StackSize, BOOLEAN ChargeQuota) {
+    (void)ChargeQuota;
+    if (StackSize < 1) {
+        wdk::logger().warn("IoAllocateIrp: StackSize {} (at least 1 is needed)",
+                           static_cast<int>(StackSize));
+        return nullptr;
+    }
+    const USHORT size = IoSizeOfIrp(StackSize);
+    auto *irp = static_cast<PIRP>(ExAllocatePoolWithTag(NonPagedPoolNx, size, wdk::kIrpTag));
+    if (irp == nullptr) return nullptr;
+    wdk::initialize_irp(irp, size, StackSize);
+    return irp;
+}
+
+VOID NTAPI IoFreeIrp(PIRP Irp) {
+    wdk::check_irp(Irp, "IoFreeIrp");
+    Irp->Type = 0;  // a second free, or a completion of the freed IRP, is then recognised
+    ExFreePoolWithTag(Irp, wdk::kIrpTag);
+}
+
+VOID NTAPI IoReuseIrp(PIRP Irp, NTSTATUS Iostatus) {
+    wdk::check_irp(Irp, "IoReuseIrp");
+    const UCHAR allocation_flags = Irp->AllocationFlags;
+    wdk::initialize_irp(Irp, Irp->Size, Irp->StackCount);
+    Irp->AllocationFlags = allocation_flags;
+    Irp->IoStatus.Status = Iostatus;
+}
+
+NTSTATUS FASTCALL IofCallDriver(PDEVICE_OBJECT DeviceObject, PIRP Irp) {
+    wdk::check_irp(Irp, "IoCallDriver");
+    if (DeviceObject == nullptr || DeviceObject->DriverObject == nullptr) {
+        wdk::fatal(fmt::format("IoCallDriver({}, {}): the device object has no DriverObject",
+                               static_cast<void *>(DeviceObject), static_cast<void *>(Irp)));
+    }
+    IoSetNextIrpStackLocation(Irp);
+    if (Irp->CurrentLocation <= 0) {
+        wdk::bugcheck(NO_MORE_IRP_STACK_LOCATIONS, reinterpret_cast<ULONG_PTR>(Irp), 0, 0, 0,
+                      fmt::format("IoCallDriver({}, {}): the IRP has no stack location left for "
+                                  "this driver (StackCount {})",
+                                  static_cast<void *>(DeviceObject), static_cast<void *>(Irp),
+                                  static_cast<int>(Irp->StackCount)));
+    }
+    PIO_STACK_LOCATION location = IoGetCurrentIrpStackLocation(Irp);
+    location->DeviceObject = DeviceObject;
+    if (location->MajorFunction > IRP_MJ_MAXIMUM_FUNCTION) {
+        wdk::fatal(fmt::format("IoCallDriver({}, {}): MajorFunction 0x{:x} is not an IRP_MJ_ code",
+                               static_cast<void *>(DeviceObject), static_cast<void *>(Irp),
+                               location->MajorFunction));
+    }
+    PDRIVER_DISPATCH dispatch = DeviceObject->DriverObject->MajorFunction[location->MajorFunction];
+    if (dispatch == nullptr) dispatch = wdk::invalid_device_request;
+    return dispatch(DeviceObject, Irp);
+}
+
+VOID FASTCALL IofCompleteRequest(PIRP Irp, CCHAR PriorityBoost) {
+    (void)PriorityBoost;
+    if (Irp == nullptr || Irp->Type != IO_TYPE_IRP || Irp->CurrentLocation > Irp->StackCount + 1) {
+        wdk::bugcheck(MULTIPLE_IRP_COMPLETE_REQUESTS, reinterpret_cast<ULONG_PTR>(Irp), 0, 0, 0,
+                      fmt::format("IoCompleteRequest({}): not an IRP, or completed already",
+                                  static_cast<void *>(Irp)));
+    }
+    if (Irp->IoStatus.Status == STATUS_PENDING) {
+        wdk::fatal(
+            fmt::format("IoCompleteRequest({}): IoStatus.Status is STATUS_PENDING - set "
+                        "the final status before completing",
+                        static_cast<void *>(Irp)));
+    }
+    if (Irp->CurrentLocation == Irp->StackCount + 1) {
+        wdk::bugcheck(MULTIPLE_IRP_COMPLETE_REQUESTS, reinterpret_cast<ULONG_PTR>(Irp), 0, 0, 0,
+                      fmt::format("IoCompleteRequest({}): the IRP is not owned by any driver "
+                                  "(never sent with IoCallDriver, or completed already)",
+                                  static_cast<void *>(Irp)));
+    }
+    while (Irp->CurrentLocation <= Irp->StackCount) {
+        PIO_STACK_LOCATION location = IoGetCurrentIrpStackLocation(Irp);
+        Irp->PendingReturned = (location->Control & SL_PENDING_RETURNED) != 0;
+        const bool error = !NT_SUCCESS(Irp->IoStatus.Status);
+        const PIO_COMPLETION_ROUTINE routine = location->CompletionRoutine;
+        PVOID context = location->Context;
+        const UCHAR control = location->Control;
+        // The location is finished with: clear it as Windows does (IopClearStackLocation).
+        location->MinorFunction = 0;
+        location->Flags = 0;
+        location->Control = 0;
+        location->CompletionRoutine = nullptr;
+        location->Context = nullptr;
+        IoSkipCurrentIrpStackLocation(Irp);
+        const bool invoke =
+            routine != nullptr && ((!error && (control & SL_INVOKE_ON_SUCCESS) != 0) ||
+                                   (error && (control & SL_INVOKE_ON_ERROR) != 0) ||
+                                   (Irp->Cancel && (control & SL_INVOKE_ON_CANCEL) != 0));
+        if (invoke) {
+            PDEVICE_OBJECT device = Irp->CurrentLocation <= Irp->StackCount
+                                        ? IoGetCurrentIrpStackLocation(Irp)->DeviceObject
+                                        : nullptr;
+            if (routine(device, Irp, context) == STATUS_MORE_PROCESSING_REQUIRED) return;
+        } else if (Irp->PendingReturned && Irp->CurrentLocation <= Irp->StackCount) {
+            IoMarkIrpPending(Irp);
+        }
+    }
+    // Past the top: what the I/O manager does for the requester.
+    if (Irp->UserIosb != nullptr) *Irp->UserIosb = Irp->IoStatus;
+    if (Irp->UserEvent != nullptr) KeSetEvent(Irp->UserEvent, IO_NO_INCREMENT, FALSE);
+}
+
+NTSTATUS NTAPI IoSetCompletionRoutineEx(PDEVICE_OBJECT DeviceObject, PIRP Irp,
+                                        PIO_COMPLETION_ROUTINE CompletionRoutine, PVOID Context,
+                                        BOOLEAN InvokeOnSuccess, BOOLEAN InvokeOnError,
+                                        BOOLEAN InvokeOnCancel) {
+    (void)DeviceObject;
+    IoSetCompletionRoutine(Irp, CompletionRoutine, Context, InvokeOnSuccess, InvokeOnError,
+                           InvokeOnCancel);
+    return STATUS_SUCCESS;
+}
+
+}  // extern "C"
