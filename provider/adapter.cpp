@@ -89,7 +89,7 @@ NTSTATUS Adapter::open(NDK_VERSION requested, uint32_t if_index, Adapter **out) 
     i.MaxOutboundReadLimit = l.max_outbound_reads;
     i.MaxReceiveQueueDepth = l.max_recv_queue_depth;
     i.MaxInitiatorQueueDepth = l.max_send_queue_depth;
-    i.MaxSrqDepth = 0;  // SRQ slots are not built: 0 = no SRQ support
+    i.MaxSrqDepth = l.max_srq_depth;
     i.MaxCqDepth = l.max_cq_depth;
     i.LargeRequestThreshold = l.large_request_threshold;
     i.MaxCallerData = std::min(l.max_caller_data, hw::kMaxPrivateData);

@@ -162,9 +162,17 @@ ULONG Cq::poll(Result *results, ULONG n) {
         } else if (opcode == hw::CqeOpcode::kResponderSend ||
                    opcode == hw::CqeOpcode::kResponderSendInvalidate ||
                    opcode == hw::CqeOpcode::kResponderError) {
-            if ((cqe.flags & hw::kCqeSrq) != 0 ||
-                !qp->retire_receive(cqe.wqe_counter, &request_context))
+            if ((cqe.flags & hw::kCqeSrq) != 0) {
+                // The slot is the SRQ's; whichever QP consumed it reports it here.
+                Srq *srq = qp->srq();
+                if (srq == nullptr || !srq->queue().retire_any(cqe.wqe_counter, &request_context)) {
+                    log().warn("{}: SRQ CQE for slot {} of qp#{} matches no receive", name(),
+                               cqe.wqe_counter, cqe.qp_number);
+                    continue;
+                }
+            } else if (!qp->retire_receive(cqe.wqe_counter, &request_context)) {
                 continue;
+            }
             type = opcode == hw::CqeOpcode::kResponderSendInvalidate
                        ? NdkOperationTypeReceiveAndInvalidate
                        : NdkOperationTypeReceive;

@@ -85,6 +85,10 @@ void Adapter::dispatch(const hw::Eqe &eqe) {
                        static_cast<uint32_t>(eqe.status));
             return;
         case hw::EqeType::kSrqLimit:
+            if (Srq *srq = find_hold(srqs, eqe.object)) {
+                srq->limit_reached();
+                srq->release();
+            }
             return;
         case hw::EqeType::kConnectRequest:
             if (Listener *l = find_hold(listeners, eqe.object)) {

@@ -1,5 +1,4 @@
 #include "provider.hpp"
-#include "stubs.hpp"
 
 namespace softndk::provider {
 
@@ -78,10 +77,59 @@ NTSTATUS create_qp_slot(NDK_PD *pPd, NDK_CQ *pReceiveCq, NDK_CQ *pInitiatorCq, P
         return STATUS_INVALID_PARAMETER;
     Qp *qp = nullptr;
     const NTSTATUS status =
-        create_qp(pd, rcq, icq, QPContext,
+        create_qp(pd, rcq, icq, nullptr, QPContext,
                   QpLimits{ReceiveQueueDepth, InitiatorQueueDepth, MaxReceiveRequestSge,
                            MaxInitiatorRequestSge, InlineDataSize},
                   &qp);
+    if (NT_SUCCESS(status)) *ppNdkQp = &qp->ndk;
+    return status;
+}
+
+NTSTATUS create_srq_slot(NDK_PD *pPd, ULONG SrqDepth, ULONG MaxReceiveRequestSge,
+                         ULONG NotifyThreshold, NDK_FN_SRQ_NOTIFICATION_CALLBACK SrqNotification,
+                         PVOID SrqNotificationContext, GROUP_AFFINITY *,
+                         NDK_FN_CREATE_COMPLETION cb, PVOID, NDK_SRQ **ppNdkSrq) {
+    Pd *pd = from_ndk<Pd>(pPd);
+    if (pd == nullptr || cb == nullptr || ppNdkSrq == nullptr) return STATUS_INVALID_PARAMETER;
+    if (pd->closing()) return STATUS_INVALID_DEVICE_STATE;
+    const NDK_ADAPTER_INFO &info = pd->adapter()->info();
+    if (SrqDepth == 0 || SrqDepth > info.MaxSrqDepth || MaxReceiveRequestSge == 0 ||
+        MaxReceiveRequestSge > info.MaxReceiveRequestSge || NotifyThreshold > SrqDepth)
+        return STATUS_INVALID_PARAMETER;
+    Srq *srq = nullptr;
+    const NTSTATUS status = create_srq(pd, SrqDepth, MaxReceiveRequestSge, NotifyThreshold,
+                                       SrqNotification, SrqNotificationContext, &srq);
+    if (NT_SUCCESS(status)) *ppNdkSrq = &srq->ndk;
+    return status;
+}
+
+NTSTATUS create_qp_with_srq_slot(NDK_PD *pPd, NDK_CQ *pReceiveCq, NDK_CQ *pInitiatorCq,
+                                 NDK_SRQ *pSrq, PVOID QPContext, ULONG InitiatorQueueDepth,
+                                 ULONG MaxInitiatorRequestSge, ULONG InlineDataSize,
+                                 NDK_FN_CREATE_COMPLETION cb, PVOID, NDK_QP **ppNdkQp) {
+    Pd *pd = from_ndk<Pd>(pPd);
+    Cq *rcq = from_ndk<Cq>(pReceiveCq);
+    Cq *icq = from_ndk<Cq>(pInitiatorCq);
+    Srq *srq = from_ndk<Srq>(pSrq);
+    if (pd == nullptr || rcq == nullptr || icq == nullptr || srq == nullptr || cb == nullptr ||
+        ppNdkQp == nullptr)
+        return STATUS_INVALID_PARAMETER;
+    Adapter *a = pd->adapter();
+    // The SRQ's receives are checked against the QP's PD: they must be the same.
+    if (rcq->adapter() != a || icq->adapter() != a || srq->pd() != pd)
+        return STATUS_INVALID_PARAMETER;
+    if (pd->closing() || rcq->closing() || icq->closing() || srq->closing())
+        return STATUS_INVALID_DEVICE_STATE;
+    const NDK_ADAPTER_INFO &info = a->info();
+    if (InitiatorQueueDepth > info.MaxInitiatorQueueDepth || InitiatorQueueDepth == 0 ||
+        MaxInitiatorRequestSge > info.MaxInitiatorRequestSge ||
+        InlineDataSize > info.MaxInlineDataSize)
+        return STATUS_INVALID_PARAMETER;
+    Qp *qp = nullptr;
+    const NTSTATUS status = create_qp(
+        pd, rcq, icq, srq, QPContext,
+        QpLimits{0, InitiatorQueueDepth, srq->max_sge(), MaxInitiatorRequestSge, InlineDataSize},
+        &qp);
     if (NT_SUCCESS(status)) *ppNdkQp = &qp->ndk;
     return status;
 }
@@ -113,10 +161,9 @@ const NDK_PD_DISPATCH kPdDispatch = {
     .NdkQueryExtension = pd_query_extension,
     .NdkCreateMr = create_mr_slot,
     .NdkCreateMw = create_mw_slot,
-    .NdkCreateSrq = not_built<"NDK_PD_DISPATCH", "NdkCreateSrq", NDK_FN_CREATE_SRQ>,
+    .NdkCreateSrq = create_srq_slot,
     .NdkCreateQp = create_qp_slot,
-    .NdkCreateQpWithSrq =
-        not_built<"NDK_PD_DISPATCH", "NdkCreateQpWithSrq", NDK_FN_CREATE_QP_WITH_SRQ>,
+    .NdkCreateQpWithSrq = create_qp_with_srq_slot,
     .NdkGetPrivilegedMemoryRegionToken = privileged_token,
 };
 

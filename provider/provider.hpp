@@ -35,6 +35,7 @@
 
 #include "log.hpp"
 #include "object.hpp"
+#include "receive_queue.hpp"
 #include "softndk/device_client.hpp"
 #include "softndk/hw_interface.hpp"
 #include "softndk/ring.hpp"
@@ -74,6 +75,7 @@ class Qp;
 class Pd;
 class Mr;
 class Mw;
+class Srq;
 class Listener;
 class Connector;
 
@@ -124,6 +126,7 @@ class Adapter : public Embedded<NDK_ADAPTER>, public Object {
     std::unordered_map<uint32_t, Cq *> cqs;
     std::unordered_map<uint32_t, Listener *> listeners;
     std::unordered_map<uint32_t, Connector *> connections;
+    std::unordered_map<uint32_t, Srq *> srqs;
     template <class T>
     T *find_hold(std::unordered_map<uint32_t, T *> &map, uint32_t id) {
         std::lock_guard lock(route_mutex);
@@ -252,10 +255,13 @@ class Qp : public Embedded<NDK_QP>, public Object {
 
     // `sq`/`rq` live in `memory` (the kCreateQp allocation); no RQ if the
     // QP was created with receive depth 0.
-    Qp(Adapter *a, Pd *pd, Cq *receive_cq, Cq *initiator_cq, void *context, QpLimits limits,
-       uint32_t number, void *memory, size_t bytes, SqProducer sq, std::optional<RqProducer> rq);
+    // `srq`: the QP receives from it (NdkCreateQpWithSrq) and has no RQ of its own.
+    Qp(Adapter *a, Pd *pd, Cq *receive_cq, Cq *initiator_cq, Srq *srq, void *context,
+       QpLimits limits, uint32_t number, void *memory, size_t bytes, SqProducer sq,
+       std::optional<RqProducer> rq);
     uint32_t number() const { return number_; }
     void *context() const { return context_; }
+    Srq *srq() const { return srq_; }
 
     // Posting (qp.cpp). Arguments are already validated for NULL/flags.
     NTSTATUS post_send(hw::WqeOpcode op, void *request_context, const NDK_SGE *sgl, ULONG n,
@@ -298,6 +304,7 @@ class Qp : public Embedded<NDK_QP>, public Object {
     Pd *pd_;
     Cq *receive_cq_;
     Cq *initiator_cq_;
+    Srq *srq_;
     void *context_;
     QpLimits limits_;
     uint32_t number_;
@@ -317,11 +324,43 @@ class Qp : public Embedded<NDK_QP>, public Object {
     std::atomic<uint32_t> sq_retired_wqes_{0};  // WQE count
     bool sq_unrung_ = false;                    // DEFERred WQEs not yet rung
 
-    // RQ: same scheme, one slot per WQE.
-    std::optional<RqProducer> rq_;
-    std::vector<void *> rq_shadow_;
-    std::atomic<uint32_t> rq_published_{0};
-    std::atomic<uint32_t> rq_retired_{0};
+    // RQ (none with an SRQ or a receive depth of 0): receive_queue.hpp.
+    std::unique_ptr<ReceiveQueue> rq_;
+};
+
+// ---------------------------------------------------------------------------
+// SRQ
+// ---------------------------------------------------------------------------
+class Srq : public Embedded<NDK_SRQ>, public Object {
+  public:
+    using Public = NDK_SRQ;
+    static constexpr NDK_OBJECT_TYPE kType = NdkObjectTypeSrq;
+    Srq(Adapter *a, Pd *pd, uint32_t number, void *memory, size_t bytes, RqProducer ring,
+        uint32_t depth, uint32_t max_sge, NDK_FN_SRQ_NOTIFICATION_CALLBACK callback,
+        void *callback_context);
+    uint32_t number() const { return number_; }
+    Pd *pd() const { return pd_; }
+    ReceiveQueue &queue() { return queue_; }
+    uint32_t max_sge() const { return max_sge_; }
+    // NdkModifySrq (srq.cpp).
+    NTSTATUS modify(ULONG depth, ULONG threshold);
+    // Event thread: the device reports fewer queued receives than the threshold.
+    void limit_reached();
+
+  protected:
+    void on_close() override;
+    void on_final() override;
+
+  private:
+    Pd *pd_;
+    uint32_t number_;
+    void *memory_;
+    size_t memory_bytes_;
+    uint32_t max_sge_;
+    ReceiveQueue queue_;
+    NDK_FN_SRQ_NOTIFICATION_CALLBACK callback_;
+    void *callback_context_;
+    std::mutex modify_mutex_;  // one kModifySrq at a time
 };
 
 // ---------------------------------------------------------------------------
@@ -492,16 +531,19 @@ extern const NDK_SHARED_ENDPOINT_DISPATCH kSharedEndpointDispatch;
 NTSTATUS create_cq(Adapter *a, ULONG depth, NDK_FN_CQ_NOTIFICATION_CALLBACK cb, void *ctx,
                    Cq **out);
 NTSTATUS create_pd(Adapter *a, Pd **out);
-NTSTATUS create_qp(Pd *pd, Cq *receive_cq, Cq *initiator_cq, void *context, const QpLimits &limits,
-                   Qp **out);
+// `srq` may be null (the QP gets its own RQ of limits.receive_depth).
+NTSTATUS create_qp(Pd *pd, Cq *receive_cq, Cq *initiator_cq, Srq *srq, void *context,
+                   const QpLimits &limits, Qp **out);
+NTSTATUS create_srq(Pd *pd, ULONG depth, ULONG max_sge, ULONG threshold,
+                    NDK_FN_SRQ_NOTIFICATION_CALLBACK cb, void *ctx, Srq **out);
 NTSTATUS create_mr(Pd *pd, bool fast_register, Mr **out);
 NTSTATUS create_mw(Pd *pd, Mw **out);
 // True if the first `length` bytes the MDL chain describes are virtually contiguous
 // (each MDL starts where the previous one ended). mr.cpp.
 bool mdl_contiguous(const MDL *mdl, SIZE_T length);
 // NdkBuildLAM / NdkReleaseLAM (lam.cpp).
-NTSTATUS build_lam(NDK_ADAPTER *adapter, MDL *mdl, SIZE_T length, NDK_FN_REQUEST_COMPLETION,
-                   PVOID, NDK_LOGICAL_ADDRESS_MAPPING *lam, ULONG *lam_size, ULONG *fbo);
+NTSTATUS build_lam(NDK_ADAPTER *adapter, MDL *mdl, SIZE_T length, NDK_FN_REQUEST_COMPLETION, PVOID,
+                   NDK_LOGICAL_ADDRESS_MAPPING *lam, ULONG *lam_size, ULONG *fbo);
 void release_lam(NDK_ADAPTER *adapter, NDK_LOGICAL_ADDRESS_MAPPING *lam);
 
 // NdkQueryExtension for every table: no extension is supported.

@@ -22,8 +22,8 @@ constexpr uint32_t kMaxWqeBytes =
 
 constexpr ULONG kFastRegisterFlags = NDK_OP_FLAG_SILENT_SUCCESS | NDK_OP_FLAG_READ_FENCE |
                                      NDK_OP_FLAG_ALLOW_REMOTE_READ | NDK_OP_FLAG_ALLOW_LOCAL_WRITE |
-                                     NDK_OP_FLAG_ALLOW_REMOTE_WRITE |
-                                     NDK_OP_FLAG_RDMA_READ_SINK | NDK_OP_FLAG_DEFER;
+                                     NDK_OP_FLAG_ALLOW_REMOTE_WRITE | NDK_OP_FLAG_RDMA_READ_SINK |
+                                     NDK_OP_FLAG_DEFER;
 constexpr ULONG kBindFlags = NDK_OP_FLAG_SILENT_SUCCESS | NDK_OP_FLAG_READ_FENCE |
                              NDK_OP_FLAG_ALLOW_REMOTE_READ | NDK_OP_FLAG_ALLOW_REMOTE_WRITE |
                              NDK_OP_FLAG_DEFER;
@@ -61,20 +61,16 @@ uint8_t ctrl_flags(ULONG flags) {
     return f;
 }
 
-// Same WQE slot? Compares the bits both a 16-bit wqe_index and a masked slot
-// index carry, so either reading of docs/prm.md's wqe_counter works.
-bool same_slot(uint32_t count, uint16_t counter, uint32_t mask) {
-    return ((count ^ counter) & mask & 0xffffu) == 0;
-}
-
 }  // namespace
 
-Qp::Qp(Adapter *a, Pd *pd, Cq *receive_cq, Cq *initiator_cq, void *context, QpLimits limits,
-       uint32_t number, void *memory, size_t bytes, SqProducer sq, std::optional<RqProducer> rq)
+Qp::Qp(Adapter *a, Pd *pd, Cq *receive_cq, Cq *initiator_cq, Srq *srq, void *context,
+       QpLimits limits, uint32_t number, void *memory, size_t bytes, SqProducer sq,
+       std::optional<RqProducer> rq)
     : Object(a, fmt::format("{} qp#{}", a->name(), number)),
       pd_(pd),
       receive_cq_(receive_cq),
       initiator_cq_(initiator_cq),
+      srq_(srq),
       context_(context),
       limits_(limits),
       number_(number),
@@ -82,26 +78,27 @@ Qp::Qp(Adapter *a, Pd *pd, Cq *receive_cq, Cq *initiator_cq, void *context, QpLi
       memory_bytes_(bytes),
       sq_(sq),
       sq_shadow_(sq.entries()),
-      rq_(rq),
-      rq_shadow_(rq ? rq->entries() : 0) {
+      rq_(rq ? std::make_unique<ReceiveQueue>(*rq, limits.receive_depth, limits.receive_sge)
+             : nullptr) {
     publish(*static_cast<Embedded<NDK_QP> *>(this), kType, a->version(), &kQpDispatch);
     depend_on(pd);
     depend_on(receive_cq);
     depend_on(initiator_cq);
+    if (srq != nullptr) depend_on(srq);
     receive_cq->bind_qp(number, this);
     initiator_cq->bind_qp(number, this);
 }
 
-NTSTATUS create_qp(Pd *pd, Cq *receive_cq, Cq *initiator_cq, void *context, const QpLimits &limits,
-                   Qp **out) {
+NTSTATUS create_qp(Pd *pd, Cq *receive_cq, Cq *initiator_cq, Srq *srq, void *context,
+                   const QpLimits &limits, Qp **out) {
     Adapter *a = pd->adapter();
     hw::CreateQpRequest request{};
     request.pd = pd->number();
     request.send_cq = initiator_cq->number();
     request.recv_cq = receive_cq->number();
-    request.srq = hw::kNoObject;
+    request.srq = srq != nullptr ? srq->number() : hw::kNoObject;
     request.send_depth = limits.initiator_depth;
-    request.recv_depth = limits.receive_depth;
+    request.recv_depth = srq != nullptr ? 0 : limits.receive_depth;
     request.max_send_sge = std::max(limits.initiator_sge, a->info().MaxReadRequestSge);
     request.max_recv_sge = limits.receive_sge;
     request.max_inline_bytes = limits.inline_bytes;
@@ -124,10 +121,10 @@ NTSTATUS create_qp(Pd *pd, Cq *receive_cq, Cq *initiator_cq, void *context, cons
         a->execute_object(hw::CommandOpcode::kDestroyQp, response.qp);
         return STATUS_INSUFFICIENT_RESOURCES;
     }
-    auto *qp = new Qp(a, pd, receive_cq, initiator_cq, context, limits, response.qp, memory,
+    auto *qp = new Qp(a, pd, receive_cq, initiator_cq, srq, context, limits, response.qp, memory,
                       response.memory.bytes, *sq, rq);
-    log().debug("{}: created, SQ {} WQEBBs, RQ {} slots", qp->name(), sq->entries(),
-                rq ? rq->entries() : 0);
+    log().debug("{}: created, SQ {} WQEBBs, RQ {} slots{}", qp->name(), sq->entries(),
+                rq ? rq->entries() : 0, srq != nullptr ? ", receives from " + srq->name() : "");
     *out = qp;
     return STATUS_SUCCESS;
 }
@@ -309,8 +306,7 @@ NTSTATUS Qp::post_bind(void *request_context, Mr *mr, Mw *mw, void *address, SIZ
         std::lock_guard lock(mr->mutex);
         // A window that grants remote write needs an MR its owner may write locally
         // (ndkpi-api.md 3.8): checked here, as the DDI returns it inline.
-        if ((access & hw::kAccessRemoteWrite) != 0 &&
-            (mr->access & hw::kAccessLocalWrite) == 0)
+        if ((access & hw::kAccessRemoteWrite) != 0 && (mr->access & hw::kAccessLocalWrite) == 0)
             return fail_post(STATUS_ACCESS_VIOLATION);
     }
     if (!connected.load(std::memory_order_acquire)) return fail_post(STATUS_CONNECTION_INVALID);
@@ -339,29 +335,12 @@ NTSTATUS Qp::post_invalidate(void *request_context, uint32_t token, ULONG flags)
 }
 
 NTSTATUS Qp::post_receive(void *request_context, const NDK_SGE *sgl, ULONG n) {
-    if ((sgl == nullptr && n != 0) || n > limits_.receive_sge) return STATUS_INVALID_PARAMETER;
+    // A QP created with an SRQ receives only from it (NdkSrqReceive).
+    if (srq_ != nullptr) return STATUS_INVALID_DEVICE_REQUEST;
     if (!rq_) return STATUS_INSUFFICIENT_RESOURCES;
-    const uint32_t slot_segments = rq_->entry_bytes() / hw::kSegmentBytes;
-    if (n > slot_segments) return STATUS_INVALID_PARAMETER;
-    const uint32_t head = rq_->reserved();
-    const uint32_t outstanding = head - rq_retired_.load(std::memory_order_acquire);
-    if (outstanding >= std::min(limits_.receive_depth, rq_->entries()))
-        return STATUS_INSUFFICIENT_RESOURCES;
-    const auto slot = rq_->reserve(1);
-    if (!slot) return STATUS_INSUFFICIENT_RESOURCES;
-    alignas(64) hw::DataSegment segments[hw::kMaxWqeSegments] = {};
-    for (ULONG i = 0; i < n; ++i) {
-        segments[i].byte_count = sgl[i].Length;
-        segments[i].local_token = sgl[i].MemoryRegionToken;
-        segments[i].address = reinterpret_cast<uintptr_t>(sgl[i].VirtualAddress);
-    }
-    if (n < slot_segments) segments[n].local_token = hw::kRecvListEnd;
-    rq_->write(*slot, segments, rq_->entry_bytes());
-    rq_shadow_[*slot & (rq_->entries() - 1)] = request_context;
-    rq_->publish();
-    rq_published_.store(rq_->producer(), std::memory_order_release);
-    adapter()->ring(Adapter::Bell::kReceive, number_);
-    return STATUS_SUCCESS;
+    const NTSTATUS status = rq_->post(request_context, sgl, n);
+    if (NT_SUCCESS(status)) adapter()->ring(Adapter::Bell::kReceive, number_);
+    return status;
 }
 
 bool Qp::retire_send(uint16_t counter, void **request_context, hw::WqeOpcode *op) {
@@ -387,16 +366,7 @@ bool Qp::retire_send(uint16_t counter, void **request_context, hw::WqeOpcode *op
 }
 
 bool Qp::retire_receive(uint16_t counter, void **request_context) {
-    if (!rq_) return false;
-    const uint32_t mask = rq_->entries() - 1;
-    const uint32_t published = rq_published_.load(std::memory_order_acquire);
-    for (uint32_t c = rq_retired_.load(std::memory_order_relaxed); c != published; ++c) {
-        if (same_slot(c, counter, mask)) {
-            *request_context = rq_shadow_[c & mask];
-            rq_retired_.store(c + 1, std::memory_order_release);
-            return true;
-        }
-    }
+    if (rq_ && rq_->retire_in_order(counter, request_context)) return true;
     log().warn("{}: receive CQE for slot {} matches no outstanding receive", name(), counter);
     return false;
 }
@@ -473,8 +443,7 @@ NTSTATUS send_and_invalidate_slot(NDK_QP *pQp, PVOID ctx, const NDK_SGE *pSgl, U
                                   ULONG Flags, UINT32 RemoteToken) {
     Qp *qp = from_ndk<Qp>(pQp);
     if (qp == nullptr) return STATUS_INVALID_PARAMETER;
-    return qp->post_send(hw::WqeOpcode::kSendInvalidate, ctx, pSgl, nSge, Flags, 0, 0,
-                         RemoteToken);
+    return qp->post_send(hw::WqeOpcode::kSendInvalidate, ctx, pSgl, nSge, Flags, 0, 0, RemoteToken);
 }
 
 NTSTATUS write_slot(NDK_QP *pQp, PVOID ctx, const NDK_SGE *pSgl, ULONG nSge, UINT64 RemoteAddress,

@@ -42,9 +42,9 @@ inline constexpr std::array<Slot, 70> kSlots{{
     {"NDK_PD_DISPATCH", "NdkQueryExtension", B},
     {"NDK_PD_DISPATCH", "NdkCreateMr", B},
     {"NDK_PD_DISPATCH", "NdkCreateMw", B},
-    {"NDK_PD_DISPATCH", "NdkCreateSrq", N},
+    {"NDK_PD_DISPATCH", "NdkCreateSrq", B},
     {"NDK_PD_DISPATCH", "NdkCreateQp", B},
-    {"NDK_PD_DISPATCH", "NdkCreateQpWithSrq", N},
+    {"NDK_PD_DISPATCH", "NdkCreateQpWithSrq", B},
     {"NDK_PD_DISPATCH", "NdkGetPrivilegedMemoryRegionToken", B},
 
     {"NDK_CQ_DISPATCH", "NdkCloseCq", B},
@@ -67,10 +67,10 @@ inline constexpr std::array<Slot, 70> kSlots{{
     {"NDK_QP_DISPATCH", "NdkWrite", B},
     {"NDK_QP_DISPATCH", "NdkSendAndInvalidate", B},
 
-    {"NDK_SRQ_DISPATCH", "NdkCloseSrq", N},
-    {"NDK_SRQ_DISPATCH", "NdkQueryExtension", N},
-    {"NDK_SRQ_DISPATCH", "NdkModifySrq", N},
-    {"NDK_SRQ_DISPATCH", "NdkSrqReceive", N},
+    {"NDK_SRQ_DISPATCH", "NdkCloseSrq", B},
+    {"NDK_SRQ_DISPATCH", "NdkQueryExtension", B},
+    {"NDK_SRQ_DISPATCH", "NdkModifySrq", B},
+    {"NDK_SRQ_DISPATCH", "NdkSrqReceive", B},
 
     {"NDK_MR_DISPATCH", "NdkCloseMr", B},
     {"NDK_MR_DISPATCH", "NdkQueryExtension", B},

@@ -346,6 +346,14 @@ struct Commands {
         rs.srq = rq.srq;
         srq->ring->acquire_producer();
         rs.queued = srq->ring->available();
+        // Armed below the current level: the one-shot event fires at once (NDK ModifySrq).
+        if (srq->limit != 0 && rs.queued < srq->limit) {
+            srq->limit = 0;
+            hw::Eqe e{};
+            e.type = static_cast<uint8_t>(hw::EqeType::kSrqLimit);
+            e.object = srq->number;
+            d.post_event(srq->context, e);
+        }
         rs.memory = srq->memory->handle();
         rs.layout = srq->layout;
         return status::kSuccess;

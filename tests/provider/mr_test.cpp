@@ -44,12 +44,12 @@ struct Lam {
     Lam(NDK_ADAPTER *a, void *va, size_t length) : adapter(a) {
         MDL mdl = make_mdl(va, length);
         ULONG size = 0;
-        status = a->Dispatch->NdkBuildLAM(a, &mdl, length, Done::request, nullptr, nullptr, &size,
-                                          &fbo);
+        status =
+            a->Dispatch->NdkBuildLAM(a, &mdl, length, Done::request, nullptr, nullptr, &size, &fbo);
         if (status != STATUS_BUFFER_TOO_SMALL) return;
         storage.resize(size);
-        status = a->Dispatch->NdkBuildLAM(a, &mdl, length, Done::request, nullptr, lam(), &size,
-                                          &fbo);
+        status =
+            a->Dispatch->NdkBuildLAM(a, &mdl, length, Done::request, nullptr, lam(), &size, &fbo);
         REQUIRE(size == storage.size());
     }
     ~Lam() {
@@ -65,12 +65,11 @@ struct Lam {
 // A fast-register MR, initialised for `pages` pages.
 NDK_MR *fast_register_mr(Side &s, ULONG pages, BOOLEAN remote) {
     NDK_MR *mr = nullptr;
-    REQUIRE(s.pd->Dispatch->NdkCreateMr(s.pd, TRUE, Done::create, nullptr, &mr) ==
-            STATUS_SUCCESS);
+    REQUIRE(s.pd->Dispatch->NdkCreateMr(s.pd, TRUE, Done::create, nullptr, &mr) == STATUS_SUCCESS);
     Done done;
-    REQUIRE(finish(mr->Dispatch->NdkInitializeFastRegisterMr(mr, pages, remote, Done::request,
-                                                             &done),
-                   done) == STATUS_SUCCESS);
+    REQUIRE(
+        finish(mr->Dispatch->NdkInitializeFastRegisterMr(mr, pages, remote, Done::request, &done),
+               done) == STATUS_SUCCESS);
     return mr;
 }
 
@@ -164,15 +163,14 @@ TEST_CASE("NdkInitializeFastRegisterMr: only on fast-register MRs, within FRMRPa
     Closer close_fr{fr};
     auto init = [](NDK_MR *mr, ULONG pages) {
         Done done;
-        return finish(mr->Dispatch->NdkInitializeFastRegisterMr(mr, pages, TRUE, Done::request,
-                                                                &done),
-                      done);
+        return finish(
+            mr->Dispatch->NdkInitializeFastRegisterMr(mr, pages, TRUE, Done::request, &done), done);
     };
     CHECK(fr->Dispatch->NdkInitializeFastRegisterMr(fr, 4, TRUE, nullptr, nullptr) ==
           STATUS_INVALID_PARAMETER);
     CHECK(init(fr, 0) == STATUS_INVALID_PARAMETER);
     CHECK(init(fr, s.info.FRMRPageCount + 1) == STATUS_IMPLEMENTATION_LIMIT);
-    CHECK(s.info.FRMRPageCount >= 16);  // ndkpi-api.md 7.13
+    CHECK(s.info.FRMRPageCount >= 16);                      // ndkpi-api.md 7.13
     CHECK(init(s.mr, 4) == STATUS_INVALID_DEVICE_REQUEST);  // a RegisterMr MR
     CHECK(init(fr, s.info.FRMRPageCount) == STATUS_SUCCESS);
     CHECK(init(fr, 4) == STATUS_SUCCESS);  // again, while nothing is registered
@@ -206,18 +204,18 @@ TEST_CASE("NdkFastRegister: inline failures post nothing", "[provider][qp][mr][d
           STATUS_INVALID_PARAMETER);
     CHECK(s.qp->Dispatch->NdkFastRegister(s.qp, nullptr, local_only, 0, lam.page_array(), 0, len,
                                           base, 0) == STATUS_INVALID_PARAMETER);
-    CHECK(s.qp->Dispatch->NdkFastRegister(s.qp, nullptr, local_only, 4, nullptr, 0, len, base,
-                                          0) == STATUS_INVALID_PARAMETER);
-    CHECK(s.qp->Dispatch->NdkFastRegister(s.qp, nullptr, local_only, 4, lam.page_array(),
-                                          PAGE_SIZE, 16, base, 0) == STATUS_INVALID_PARAMETER);
+    CHECK(s.qp->Dispatch->NdkFastRegister(s.qp, nullptr, local_only, 4, nullptr, 0, len, base, 0) ==
+          STATUS_INVALID_PARAMETER);
+    CHECK(s.qp->Dispatch->NdkFastRegister(s.qp, nullptr, local_only, 4, lam.page_array(), PAGE_SIZE,
+                                          16, base, 0) == STATUS_INVALID_PARAMETER);
     // The MR decides: not a fast-register MR, not initialised, too many pages, and
     // remote rights on an MR initialised without RemoteAccess.
     CHECK(fast_register(s, nullptr, s.mr, lam, 0, len, base, 0) == STATUS_INVALID_DEVICE_REQUEST);
     CHECK(fast_register(s, nullptr, uninitialised, lam, 0, len, base, 0) ==
           STATUS_INVALID_DEVICE_STATE);
     CHECK(fast_register(s, nullptr, small, lam, 0, len, base, 0) == STATUS_INVALID_PARAMETER);
-    CHECK(fast_register(s, nullptr, local_only, lam, 0, len, base,
-                        NDK_OP_FLAG_ALLOW_REMOTE_READ) == STATUS_ACCESS_VIOLATION);
+    CHECK(fast_register(s, nullptr, local_only, lam, 0, len, base, NDK_OP_FLAG_ALLOW_REMOTE_READ) ==
+          STATUS_ACCESS_VIOLATION);
     CHECK(fast_register(s, nullptr, local_only, lam, 0, len, base,
                         NDK_OP_FLAG_ALLOW_REMOTE_WRITE) == STATUS_ACCESS_VIOLATION);
     // None of them produced a completion: the next request's is the first.
@@ -336,9 +334,8 @@ TEST_CASE("ReceiveAndInvalidate looks like a plain receive through NdkGetCqResul
     NDK_SGE rx = p.server.sge(0, 64);
     REQUIRE(p.server.qp->Dispatch->NdkReceive(p.server.qp, nullptr, &rx, 1) == STATUS_SUCCESS);
     NDK_SGE tx = p.client.sge(0, 4);
-    REQUIRE(p.client.qp->Dispatch->NdkSendAndInvalidate(p.client.qp, nullptr, &tx, 1,
-                                                        NDK_OP_FLAG_SILENT_SUCCESS,
-                                                        token) == STATUS_SUCCESS);
+    REQUIRE(p.client.qp->Dispatch->NdkSendAndInvalidate(
+                p.client.qp, nullptr, &tx, 1, NDK_OP_FLAG_SILENT_SUCCESS, token) == STATUS_SUCCESS);
     NDK_RESULT r{};
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
     ULONG n = 0;
@@ -393,9 +390,8 @@ TEST_CASE("NdkFastRegister of pages no LAM maps completes with STATUS_ACCESS_VIO
     Closer c{fr};
     NDK_LOGICAL_ADDRESS page{};
     page.QuadPart = static_cast<LONGLONG>(reinterpret_cast<uintptr_t>(memory.data));
-    REQUIRE(p.server.qp->Dispatch->NdkFastRegister(p.server.qp, nullptr, fr, 1, &page, 0,
-                                                   PAGE_SIZE, memory.data,
-                                                   0) == STATUS_SUCCESS);
+    REQUIRE(p.server.qp->Dispatch->NdkFastRegister(p.server.qp, nullptr, fr, 1, &page, 0, PAGE_SIZE,
+                                                   memory.data, 0) == STATUS_SUCCESS);
     const NDK_RESULT_EX r = p.server.poll_one();
     CHECK(r.Status == STATUS_ACCESS_VIOLATION);
     CHECK(r.Type == NdkOperationTypeFastRegister);
@@ -413,9 +409,8 @@ TEST_CASE("A released LAM cannot be fast-registered again", "[provider][lam][dev
     }
     NDK_MR *fr = fast_register_mr(p.server, 1, TRUE);
     Closer c{fr};
-    REQUIRE(p.server.qp->Dispatch->NdkFastRegister(p.server.qp, nullptr, fr, 1, &page, 0,
-                                                   PAGE_SIZE, memory.data,
-                                                   0) == STATUS_SUCCESS);
+    REQUIRE(p.server.qp->Dispatch->NdkFastRegister(p.server.qp, nullptr, fr, 1, &page, 0, PAGE_SIZE,
+                                                   memory.data, 0) == STATUS_SUCCESS);
     CHECK(p.server.poll_one().Status == STATUS_ACCESS_VIOLATION);
 }
 
@@ -438,10 +433,9 @@ TEST_CASE("READ with RDMA_READ_LOCAL_INVALIDATE retires the fast-registered sink
     sge.VirtualAddress = sink.data;
     sge.Length = 64;
     sge.MemoryRegionToken = token;
-    REQUIRE(p.client.qp->Dispatch->NdkRead(p.client.qp, nullptr, &sge, 1,
-                                           p.server.remote_address(0), p.server.rtoken,
-                                           NDK_OP_FLAG_RDMA_READ_LOCAL_INVALIDATE) ==
-            STATUS_SUCCESS);
+    REQUIRE(p.client.qp->Dispatch->NdkRead(
+                p.client.qp, nullptr, &sge, 1, p.server.remote_address(0), p.server.rtoken,
+                NDK_OP_FLAG_RDMA_READ_LOCAL_INVALIDATE) == STATUS_SUCCESS);
     NDK_RESULT_EX r = p.client.poll_one();
     REQUIRE(r.Status == STATUS_SUCCESS);
     CHECK(sink.data[10] == 0x5a);

@@ -52,9 +52,8 @@ TEST_CASE("NdkBind: inline failures post nothing", "[provider][mw][device]") {
             STATUS_SUCCESS);
     MDL mdl = make_mdl(s.buffer.data(), 4096);
     Done done;
-    REQUIRE(finish(read_only->Dispatch->NdkRegisterMr(read_only, &mdl, 4096,
-                                                      NDK_MR_FLAG_ALLOW_REMOTE_READ,
-                                                      Done::request, &done),
+    REQUIRE(finish(read_only->Dispatch->NdkRegisterMr(
+                       read_only, &mdl, 4096, NDK_MR_FLAG_ALLOW_REMOTE_READ, Done::request, &done),
                    done) == STATUS_SUCCESS);
     CHECK(s.qp->Dispatch->NdkBind(s.qp, nullptr, read_only, mw, va, 64,
                                   NDK_OP_FLAG_ALLOW_REMOTE_WRITE) == STATUS_ACCESS_VIOLATION);
@@ -116,15 +115,13 @@ TEST_CASE("A bound window serves remote access to its range only, until invalida
     CHECK(client.poll_one().Status == STATUS_REMOTE_RESOURCES);
 }
 
-TEST_CASE("A write past the end of a window is a remote access error",
-          "[provider][mw][device]") {
+TEST_CASE("A write past the end of a window is a remote access error", "[provider][mw][device]") {
     Pair p;
     NDK_MW *mw = create_mw(p.server);
     CloseMw c{mw};
     unsigned char *window = p.server.buffer.data() + 4096;
     REQUIRE(p.server.qp->Dispatch->NdkBind(p.server.qp, nullptr, p.server.mr, mw, window, 256,
-                                           kRemote | NDK_OP_FLAG_SILENT_SUCCESS) ==
-            STATUS_SUCCESS);
+                                           kRemote | NDK_OP_FLAG_SILENT_SUCCESS) == STATUS_SUCCESS);
     const UINT32 token = mw->Dispatch->NdkGetRemoteTokenFromMw(mw);
     NDK_SGE w = p.client.sge(0, 16);
     REQUIRE(p.client.qp->Dispatch->NdkWrite(p.client.qp, nullptr, &w, 1,

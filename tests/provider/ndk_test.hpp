@@ -75,6 +75,9 @@ inline NDK_FN_CLOSE_OBJECT close_fn(NDK_MR *o) {
 inline NDK_FN_CLOSE_OBJECT close_fn(NDK_MW *o) {
     return o->Dispatch->NdkCloseMw;
 }
+inline NDK_FN_CLOSE_OBJECT close_fn(NDK_SRQ *o) {
+    return o->Dispatch->NdkCloseSrq;
+}
 inline NDK_FN_CLOSE_OBJECT close_fn(NDK_CONNECTOR *o) {
     return o->Dispatch->NdkCloseConnector;
 }
