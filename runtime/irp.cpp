@@ -9,7 +9,8 @@
 namespace softndk::wdk {
 namespace {
 
-constexpr ULONG kIrpTag = 0x20707249;  // "Irp "
+constexpr ULONG kIrpTag = 0x20707249;     // "Irp "
+constexpr ULONG kDeviceTag = 0x69766544;  // "Devi"
 
 void initialize_irp(PIRP irp, USHORT size, CCHAR stack_size) {
     std::memset(irp, 0, size);
@@ -157,6 +158,57 @@ NTSTATUS NTAPI IoSetCompletionRoutineEx(PDEVICE_OBJECT DeviceObject, PIRP Irp,
     IoSetCompletionRoutine(Irp, CompletionRoutine, Context, InvokeOnSuccess, InvokeOnError,
                            InvokeOnCancel);
     return STATUS_SUCCESS;
+}
+
+NTSTATUS NTAPI IoCreateDevice(PDRIVER_OBJECT DriverObject, ULONG DeviceExtensionSize,
+                              PUNICODE_STRING DeviceName, DEVICE_TYPE DeviceType,
+                              ULONG DeviceCharacteristics, BOOLEAN Exclusive,
+                              PDEVICE_OBJECT *DeviceObject) {
+    (void)DeviceName;
+    (void)Exclusive;
+    if (DeviceObject == nullptr) wdk::fatal("IoCreateDevice: DeviceObject is NULL");
+    *DeviceObject = nullptr;
+    if (DriverObject == nullptr) return STATUS_INVALID_PARAMETER;
+    // The extension starts 16-byte aligned, as pool allocations on x64 are.
+    const size_t header = (sizeof(DEVICE_OBJECT) + 15) & ~size_t{15};
+    auto *device = static_cast<PDEVICE_OBJECT>(
+        ExAllocatePoolWithTag(NonPagedPoolNx, header + DeviceExtensionSize, wdk::kDeviceTag));
+    if (device == nullptr) return STATUS_INSUFFICIENT_RESOURCES;
+    std::memset(device, 0, header + DeviceExtensionSize);
+    device->Type = IO_TYPE_DEVICE;
+    device->Size = static_cast<USHORT>(sizeof(DEVICE_OBJECT) + DeviceExtensionSize);
+    device->DriverObject = DriverObject;
+    device->DeviceExtension =
+        DeviceExtensionSize != 0 ? reinterpret_cast<unsigned char *>(device) + header : nullptr;
+    device->DeviceType = DeviceType;
+    device->Characteristics = DeviceCharacteristics;
+    device->Flags = DO_DEVICE_INITIALIZING;
+    device->StackSize = 1;
+    device->NextDevice = DriverObject->DeviceObject;
+    DriverObject->DeviceObject = device;
+    *DeviceObject = device;
+    return STATUS_SUCCESS;
+}
+
+VOID NTAPI IoDeleteDevice(PDEVICE_OBJECT DeviceObject) {
+    if (DeviceObject == nullptr || DeviceObject->Type != IO_TYPE_DEVICE)
+        wdk::fatal("IoDeleteDevice: not a device object from IoCreateDevice");
+    if (PDRIVER_OBJECT driver = DeviceObject->DriverObject) {
+        for (PDEVICE_OBJECT *link = &driver->DeviceObject; *link != nullptr;
+             link = &(*link)->NextDevice) {
+            if (*link == DeviceObject) {
+                *link = DeviceObject->NextDevice;
+                break;
+            }
+        }
+    }
+    if (InterlockedCompareExchange(&DeviceObject->ReferenceCount, 0, 0) != 0) {
+        wdk::logger().error("IoDeleteDevice: device {} still referenced ({}): left allocated",
+                            static_cast<void *>(DeviceObject), DeviceObject->ReferenceCount);
+        return;
+    }
+    DeviceObject->Type = 0;
+    ExFreePoolWithTag(DeviceObject, wdk::kDeviceTag);
 }
 
 }  // extern "C"

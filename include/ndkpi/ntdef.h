@@ -346,6 +346,18 @@ typedef const OBJECT_ATTRIBUTES *PCOBJECT_ATTRIBUTES;
     ((type *)((PCHAR)(address) - (ULONG_PTR)offsetof(type, field)))
 
 #define UNREFERENCED_PARAMETER(P) ((void)(P))
+
+/* min/max, as the WDK's minwindef.h defines them unless NOMINMAX. Only for C: in C++
+ * function-like macros named min and max break <algorithm> and every std::min call
+ * included after this header, which is why Windows C++ code defines NOMINMAX too. */
+#if !defined(__cplusplus) && !defined(NOMINMAX)
+#ifndef max
+#define max(a, b) (((a) > (b)) ? (a) : (b))
+#endif
+#ifndef min
+#define min(a, b) (((a) < (b)) ? (a) : (b))
+#endif
+#endif
 #define DBG_UNREFERENCED_PARAMETER(P) ((void)(P))
 #define DBG_UNREFERENCED_LOCAL_VARIABLE(V) ((void)(V))
 

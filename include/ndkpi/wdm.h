@@ -1120,6 +1120,29 @@ NTSTATUS NTAPI IoSetCompletionRoutineEx(_In_ PDEVICE_OBJECT DeviceObject, _In_ P
                                         _In_opt_ PVOID Context, _In_ BOOLEAN InvokeOnSuccess,
                                         _In_ BOOLEAN InvokeOnError, _In_ BOOLEAN InvokeOnCancel);
 
+/* ---- Device objects. IoCreateDevice allocates a DEVICE_OBJECT (Type
+ * IO_TYPE_DEVICE, StackSize 1, Flags DO_DEVICE_INITIALIZING) followed by a zeroed
+ * extension of DeviceExtensionSize bytes, and links it at the head of
+ * DriverObject->DeviceObject through NextDevice, as Windows does. The name, type
+ * and characteristics are recorded or ignored: there is no object namespace, so
+ * Exclusive and name collisions have no effect. A driver needs one for
+ * IoAllocateWorkItem and IoCallDriver. IoDeleteDevice unlinks it and frees it; a
+ * device whose ReferenceCount is not 0 (a work item still queued or running) is
+ * reported and left allocated, never freed under the item. */
+#define DO_BUFFERED_IO          0x00000004
+#define DO_EXCLUSIVE            0x00000008
+#define DO_DIRECT_IO            0x00000010
+#define DO_DEVICE_INITIALIZING  0x00000080
+#define FILE_DEVICE_UNKNOWN     0x00000022
+#define FILE_DEVICE_NETWORK     0x00000012
+#define FILE_DEVICE_SECURE_OPEN 0x00000100
+_IRQL_requires_max_(APC_LEVEL) NTSTATUS NTAPI
+    IoCreateDevice(_In_ PDRIVER_OBJECT DriverObject, _In_ ULONG DeviceExtensionSize,
+                   _In_opt_ PUNICODE_STRING DeviceName, _In_ DEVICE_TYPE DeviceType,
+                   _In_ ULONG DeviceCharacteristics, _In_ BOOLEAN Exclusive,
+                   _Out_ PDEVICE_OBJECT *DeviceObject);
+_IRQL_requires_max_(APC_LEVEL) VOID NTAPI IoDeleteDevice(_In_ PDEVICE_OBJECT DeviceObject);
+
 /* ---- System worker threads: executive work items and I/O work items.
  *
  * Both kinds run on one pool of runtime worker threads at PASSIVE_LEVEL, in

@@ -225,3 +225,35 @@ TEST_CASE("irp: misuse bug-checks - too few stack locations, completing twice, p
     CHECK(child.aborted());
     CHECK_THAT(child.err, Catch::Contains("STATUS_PENDING"));
 }
+
+TEST_CASE("irp: IoCreateDevice links devices into the driver, IoDeleteDevice unlinks them") {
+    DRIVER_OBJECT driver{};
+    driver.Type = IO_TYPE_DRIVER;
+    PDEVICE_OBJECT first = nullptr, second = nullptr;
+    REQUIRE(IoCreateDevice(&driver, 0, nullptr, FILE_DEVICE_UNKNOWN, 0, FALSE, &first) ==
+            STATUS_SUCCESS);
+    REQUIRE(IoCreateDevice(&driver, 40, nullptr, FILE_DEVICE_NETWORK, FILE_DEVICE_SECURE_OPEN,
+                           FALSE, &second) == STATUS_SUCCESS);
+    CHECK(first->Type == IO_TYPE_DEVICE);
+    CHECK(first->DeviceExtension == nullptr);
+    CHECK(first->DriverObject == &driver);
+    CHECK((first->Flags & DO_DEVICE_INITIALIZING) != 0);
+    CHECK(first->StackSize == 1);
+    // The newest device is at the head, as on Windows.
+    CHECK(driver.DeviceObject == second);
+    CHECK(second->NextDevice == first);
+    CHECK(second->DeviceType == FILE_DEVICE_NETWORK);
+    REQUIRE(second->DeviceExtension != nullptr);
+    CHECK(reinterpret_cast<uintptr_t>(second->DeviceExtension) % 16 == 0);
+    const auto *ext = static_cast<const unsigned char *>(second->DeviceExtension);
+    for (int i = 0; i < 40; ++i)
+        CHECK(ext[i] == 0);
+    CHECK(IoCreateDevice(nullptr, 0, nullptr, FILE_DEVICE_UNKNOWN, 0, FALSE, &first) ==
+          STATUS_INVALID_PARAMETER);
+    CHECK(first == nullptr);
+    IoDeleteDevice(driver.DeviceObject->NextDevice);  // the first one
+    CHECK(driver.DeviceObject == second);
+    CHECK(second->NextDevice == nullptr);
+    IoDeleteDevice(second);
+    CHECK(driver.DeviceObject == nullptr);
+}

@@ -428,6 +428,8 @@ static int CheckKernelLibrary(void) {
     POOL_EXTENDED_PARAMETER priority;
 
     WPP_INIT_TRACING(&device->LowerDriver, NULL);
+    /* min/max are the WDK's C macros (ntdef.h). */
+    if (min(3, 5) != 3 || max(3, 5) != 5 || min(-1, 1) != -1) return 1;
     RtlZeroMemory(device, sizeof(*device));
     KeInitializeSpinLock(&device->QueueLock);
     InitializeListHead(&device->PendingIrps);
