@@ -205,4 +205,15 @@ VOID NTAPI ExFreePoolWithTag(PVOID P, ULONG Tag) {
     wdk::free_block(P, Tag, true, "ExFreePoolWithTag");
 }
 
+VOID NTAPI ExFreePool2(PVOID P, ULONG Tag, PCPOOL_EXTENDED_PARAMETER ExtendedParameters,
+                       ULONG ExtendedParametersCount) {
+    if (ExtendedParameters == nullptr && ExtendedParametersCount != 0)
+        wdk::fatal("ExFreePool2: extended parameters counted but NULL");
+    for (ULONG i = 0; i < ExtendedParametersCount; ++i) {
+        if (ExtendedParameters[i].Type == PoolExtendedParameterSecurePool)
+            wdk::fatal("ExFreePool2: no block comes from a secure pool here");
+    }
+    wdk::free_block(P, Tag, true, "ExFreePool2");
+}
+
 }  // extern "C"

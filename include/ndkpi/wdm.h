@@ -1447,6 +1447,13 @@ PVOID NTAPI ExAllocatePool3(_In_ POOL_FLAGS Flags, _In_ SIZE_T NumberOfBytes, _I
                             _In_reads_opt_(ExtendedParametersCount)
                                 PCPOOL_EXTENDED_PARAMETER ExtendedParameters,
                             _In_ ULONG ExtendedParametersCount);
+/* ExFreePool2: ExFreePoolWithTag for blocks from ExAllocatePool2/3. Only a secure
+ * pool parameter would change how a block is freed, and none is ever allocated, so
+ * the parameters are checked for shape and otherwise ignored. */
+VOID NTAPI ExFreePool2(_In_ PVOID P, _In_ ULONG Tag,
+                       _In_reads_opt_(ExtendedParametersCount)
+                           PCPOOL_EXTENDED_PARAMETER ExtendedParameters,
+                       _In_ ULONG ExtendedParametersCount);
 
 /* ---- Lookaside lists: a per-list cache of freed fixed-size entries in front of
  * the pool. ExAllocateFrom... pops a cached entry, or calls the list's Allocate

@@ -409,6 +409,11 @@ static NTSTATUS RequestCompleted(PDEVICE_OBJECT DeviceObject, PIRP Irp, PVOID Co
     return STATUS_MORE_PROCESSING_REQUIRED; /* the IRP was ours */
 }
 
+/* FORCEINLINE helpers, as drivers write them in headers. */
+FORCEINLINE ULONG SampleRoundUp(ULONG Value, ULONG Alignment) {
+    return (Value + Alignment - 1) & ~(Alignment - 1);
+}
+
 static int CheckKernelLibrary(void) {
     PQUEUE_DEVICE device = &g_queue;
     LIST_ENTRY requests;
@@ -430,6 +435,7 @@ static int CheckKernelLibrary(void) {
     WPP_INIT_TRACING(&device->LowerDriver, NULL);
     /* min/max are the WDK's C macros (ntdef.h). */
     if (min(3, 5) != 3 || max(3, 5) != 5 || min(-1, 1) != -1) return 1;
+    if (SampleRoundUp(5, 8) != 8 || SampleRoundUp(16, 8) != 16) return 1;
     RtlZeroMemory(device, sizeof(*device));
     KeInitializeSpinLock(&device->QueueLock);
     InitializeListHead(&device->PendingIrps);

@@ -148,6 +148,27 @@ TEST_CASE("pool: ExFreePoolWithTag checks the tag (0 and the protected bit aside
     ExFreePoolWithTag(wrong, kTag);
 }
 
+TEST_CASE("pool: ExFreePool2 frees ExAllocatePool2/3 blocks and checks tag and parameters") {
+    void *p = ExAllocatePool2(POOL_FLAG_NON_PAGED, 64, kTag);
+    REQUIRE(p != nullptr);
+    ExFreePool2(p, kTag, nullptr, 0);
+    POOL_EXTENDED_PARAMETER priority{};
+    priority.Type = PoolExtendedParameterPriority;
+    priority.Priority = HighPoolPriority;
+    void *q = ExAllocatePool3(POOL_FLAG_NON_PAGED, 64, kTag, &priority, 1);
+    REQUIRE(q != nullptr);
+    ExFreePool2(q, kTag, &priority, 1);
+
+    void *wrong = ExAllocatePool2(POOL_FLAG_NON_PAGED, 64, kTag);
+    auto child = softndk::test::run_in_child([&] { ExFreePool2(wrong, kOther, nullptr, 0); });
+    CHECK(child.aborted());
+    CHECK_THAT(child.err, Catch::Contains("BAD_POOL_CALLER"));
+    child = softndk::test::run_in_child([&] { ExFreePool2(wrong, kTag, nullptr, 2); });
+    CHECK(child.aborted());
+    CHECK_THAT(child.err, Catch::Contains("ExFreePool2"));
+    ExFreePool2(wrong, kTag, nullptr, 0);
+}
+
 TEST_CASE("pool: freeing NULL or memory that is not pool bug-checks") {
     auto child = softndk::test::run_in_child([] { ExFreePool(nullptr); });
     CHECK(child.aborted());
