@@ -46,11 +46,13 @@
 #define _GNU_SOURCE /* getopt_long */
 #endif
 
-#include <ndkpi.h>
+/* clang-format off: the WDK's ndkpi.h needs ntddk.h's types first */
 #include <ntddk.h>
 #include <ws2ipdef.h>
 #include <wsk.h>
 #include <wskndk.h>
+#include <ndkpi.h>
+/* clang-format on */
 
 #include <arpa/inet.h>
 #include <errno.h>
