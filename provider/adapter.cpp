@@ -3,7 +3,6 @@
 #include <algorithm>
 
 #include "provider.hpp"
-#include "stubs.hpp"
 
 namespace softndk::provider {
 
@@ -94,11 +93,9 @@ NTSTATUS Adapter::open(NDK_VERSION requested, uint32_t if_index, Adapter **out) 
     i.LargeRequestThreshold = l.large_request_threshold;
     i.MaxCallerData = std::min(l.max_caller_data, hw::kMaxPrivateData);
     i.MaxCalleeData = std::min(l.max_callee_data, hw::kMaxPrivateData);
-    // Flags for slots that are not built must stay clear: ControlCqInterruptModeration
-    // has to answer STATUS_NOT_SUPPORTED and ResizeCq must not be called.
-    i.AdapterFlags =
-        l.adapter_flags & ~static_cast<ULONG>(NDK_ADAPTER_FLAG_CQ_INTERRUPT_MODERATION_SUPPORTED |
-                                              NDK_ADAPTER_FLAG_CQ_RESIZE_SUPPORTED);
+    // Every flag's slot is built (NdkResizeCq, NdkControlCqInterruptModeration): the
+    // device's honest flags pass through, and those slots follow them.
+    i.AdapterFlags = l.adapter_flags;
     i.RdmaTechnology = static_cast<NDK_RDMA_TECHNOLOGY>(l.rdma_technology);
 
     publish(*static_cast<Embedded<NDK_ADAPTER> *>(a.get()), NdkObjectTypeAdapter, a->version_,
@@ -218,6 +215,20 @@ NTSTATUS create_connector_slot(NDK_ADAPTER *pAdapter, NDK_FN_CREATE_COMPLETION C
     return STATUS_SUCCESS;
 }
 
+NTSTATUS create_shared_endpoint_slot(NDK_ADAPTER *pAdapter, PSOCKADDR pAddress, ULONG AddressLength,
+                                     NDK_FN_CREATE_COMPLETION CreateCompletion, PVOID,
+                                     NDK_SHARED_ENDPOINT **ppNdkSharedEndpoint) {
+    Adapter *a = adapter_of(pAdapter);
+    if (a == nullptr || CreateCompletion == nullptr || ppNdkSharedEndpoint == nullptr)
+        return STATUS_INVALID_PARAMETER;
+    const NTSTATUS valid = check_address(pAddress, AddressLength);
+    if (!NT_SUCCESS(valid)) return valid;
+    SharedEndpoint *se = nullptr;
+    const NTSTATUS status = create_shared_endpoint(a, pAddress, &se);
+    if (NT_SUCCESS(status)) *ppNdkSharedEndpoint = &se->ndk;
+    return status;
+}
+
 NTSTATUS create_listener_slot(NDK_ADAPTER *pAdapter, NDK_FN_CONNECT_EVENT_CALLBACK ConnectEvent,
                               PVOID ConnectEventContext, NDK_FN_CREATE_COMPLETION CreateCompletion,
                               PVOID, NDK_LISTENER **ppNdkListener) {
@@ -243,8 +254,7 @@ const NDK_ADAPTER_DISPATCH kAdapterDispatch = {
     .NdkQueryAdapterInfo = query_adapter_info,
     .NdkCreateCq = create_cq_slot,
     .NdkCreatePd = create_pd_slot,
-    .NdkCreateSharedEndpoint =
-        not_built<"NDK_ADAPTER_DISPATCH", "NdkCreateSharedEndpoint", NDK_FN_CREATE_SHARED_ENDPOINT>,
+    .NdkCreateSharedEndpoint = create_shared_endpoint_slot,
     .NdkCreateConnector = create_connector_slot,
     .NdkCreateListener = create_listener_slot,
     .NdkBuildLAM = build_lam,

@@ -18,7 +18,6 @@
 #include <cstring>
 
 #include "provider.hpp"
-#include "stubs.hpp"
 
 namespace softndk::provider {
 
@@ -88,9 +87,9 @@ void Connector::adopt_incoming(uint32_t connection, Listener *listener) {
     query_connection();
 }
 
-NTSTATUS Connector::connect(Qp *qp, const sockaddr *src, ULONG, const sockaddr *dst, ULONG,
-                            ULONG ird, ULONG ord, const void *pdata, ULONG pdata_len,
-                            NDK_FN_REQUEST_COMPLETION cb, void *ctx) {
+NTSTATUS Connector::connect(Qp *qp, SharedEndpoint *shared, const sockaddr *src,
+                            const sockaddr *dst, ULONG ird, ULONG ord, const void *pdata,
+                            ULONG pdata_len, NDK_FN_REQUEST_COMPLETION cb, void *ctx) {
     const ScopedHold alive(this);  // the completion may close us before we return
     const NDK_ADAPTER_INFO &info = adapter()->info();
     hw::ConnectRequest request{};
@@ -98,7 +97,12 @@ NTSTATUS Connector::connect(Qp *qp, const sockaddr *src, ULONG, const sockaddr *
     request.inbound_read_limit = std::min(ird, info.MaxInboundReadLimit);
     request.outbound_read_limit = std::min(ord, info.MaxOutboundReadLimit);
     request.private_data_bytes = pdata_len;
-    request.source = to_wire(src);
+    if (shared != nullptr) {
+        request.shared_endpoint = shared->id();
+        request.source = shared->bound();
+    } else {
+        request.source = to_wire(src);
+    }
     request.destination = to_wire(dst);
     if (pdata_len != 0) std::memcpy(request.private_data, pdata, pdata_len);
     {
@@ -108,6 +112,11 @@ NTSTATUS Connector::connect(Qp *qp, const sockaddr *src, ULONG, const sockaddr *
         if (qp_ == nullptr && !qp->connector.compare_exchange_strong(none, this))
             return STATUS_INVALID_DEVICE_STATE;  // the QP belongs to another connector
         set_qp(qp);
+        // The shared endpoint's close pends until this connector is closed (7.10).
+        if (shared != nullptr && shared_ == nullptr) {
+            shared_ = shared;
+            depend_on(shared);
+        }
         state_ = State::kConnecting;
         start(connect_, cb, ctx);
     }
@@ -127,8 +136,8 @@ NTSTATUS Connector::connect(Qp *qp, const sockaddr *src, ULONG, const sockaddr *
     return STATUS_PENDING;
 }
 
-NTSTATUS Connector::complete_connect(NDK_FN_DISCONNECT_EVENT_CALLBACK disconnect, void *dctx,
-                                     NDK_FN_REQUEST_COMPLETION cb, void *ctx) {
+NTSTATUS Connector::complete_connect(DisconnectNotify disconnect, NDK_FN_REQUEST_COMPLETION cb,
+                                     void *ctx) {
     const ScopedHold alive(this);  // the completion may close us before we return
     hw::ObjectRequest request{};
     {
@@ -136,7 +145,6 @@ NTSTATUS Connector::complete_connect(NDK_FN_DISCONNECT_EVENT_CALLBACK disconnect
         if (state_ != State::kReplied) return STATUS_CONNECTION_INVALID;
         state_ = State::kCompleting;
         disconnect_event_ = disconnect;
-        disconnect_event_context_ = dctx;
         start(complete_, cb, ctx);
         request.object = connection_;
     }
@@ -157,8 +165,7 @@ NTSTATUS Connector::complete_connect(NDK_FN_DISCONNECT_EVENT_CALLBACK disconnect
 }
 
 NTSTATUS Connector::accept(Qp *qp, ULONG ird, ULONG ord, const void *pdata, ULONG pdata_len,
-                           NDK_FN_DISCONNECT_EVENT_CALLBACK disconnect, void *dctx,
-                           NDK_FN_REQUEST_COMPLETION cb, void *ctx) {
+                           DisconnectNotify disconnect, NDK_FN_REQUEST_COMPLETION cb, void *ctx) {
     const ScopedHold alive(this);  // the completion may close us before we return
     const NDK_ADAPTER_INFO &info = adapter()->info();
     hw::AcceptRequest request{};
@@ -177,7 +184,6 @@ NTSTATUS Connector::accept(Qp *qp, ULONG ird, ULONG ord, const void *pdata, ULON
         set_qp(qp);
         state_ = State::kAccepting;
         disconnect_event_ = disconnect;
-        disconnect_event_context_ = dctx;
         start(accept_, cb, ctx);
         request.connection = connection_;
     }
@@ -258,8 +264,7 @@ NTSTATUS Connector::address(bool local, PSOCKADDR out, ULONG *length) {
 }
 
 void Connector::on_event(const hw::Eqe &eqe) {
-    NDK_FN_DISCONNECT_EVENT_CALLBACK disconnect_event = nullptr;
-    void *disconnect_context = nullptr;
+    DisconnectNotify disconnect_event;
     {
         std::lock_guard lock(mutex_);
         const auto type = static_cast<hw::EqeType>(eqe.type);
@@ -303,17 +308,16 @@ void Connector::on_event(const hw::Eqe &eqe) {
                 break;
             case hw::EqeType::kDisconnected:
                 // The peer went away: tell the consumer once; no flush here (3.12).
-                if (disconnect_event_ != nullptr && !disconnect_event_fired_ && !closing()) {
+                if (!disconnect_event_.empty() && !disconnect_event_fired_ && !closing()) {
                     disconnect_event_fired_ = true;
                     disconnect_event = disconnect_event_;
-                    disconnect_context = disconnect_event_context_;
                 }
                 break;
             default:
                 break;
         }
     }
-    if (disconnect_event != nullptr) disconnect_event(disconnect_context);
+    if (!disconnect_event.empty()) disconnect_event(kDisconnectReasonPeerRequest);
 }
 
 void Connector::on_close() {
@@ -375,8 +379,26 @@ NTSTATUS connect_slot(NDK_CONNECTOR *pConnector, NDK_QP *pQp, PSOCKADDR pSrc, UL
     if (NT_SUCCESS(status)) status = check_address(pDest, DestLength);
     if (!NT_SUCCESS(status)) return status;
     if (pSrc->sa_family != pDest->sa_family) return STATUS_INVALID_ADDRESS;
-    return c->connect(qp, pSrc, SrcLength, pDest, DestLength, Ird, Ord, pPrivateData,
-                      PrivateDataLength, cb, ctx);
+    return c->connect(qp, nullptr, pSrc, pDest, Ird, Ord, pPrivateData, PrivateDataLength, cb, ctx);
+}
+
+NTSTATUS connect_with_shared_endpoint_slot(NDK_CONNECTOR *pConnector, NDK_QP *pQp,
+                                           NDK_SHARED_ENDPOINT *pSharedEndpoint, PSOCKADDR pDest,
+                                           ULONG DestLength, ULONG Ird, ULONG Ord,
+                                           PVOID pPrivateData, ULONG PrivateDataLength,
+                                           NDK_FN_REQUEST_COMPLETION cb, PVOID ctx) {
+    Connector *c = from_ndk<Connector>(pConnector);
+    Qp *qp = from_ndk<Qp>(pQp);
+    SharedEndpoint *se = from_ndk<SharedEndpoint>(pSharedEndpoint);
+    if (c == nullptr || qp == nullptr || se == nullptr || cb == nullptr ||
+        qp->adapter() != c->adapter() || se->adapter() != c->adapter() ||
+        (pPrivateData == nullptr && PrivateDataLength != 0) ||
+        PrivateDataLength > c->adapter()->info().MaxCallerData)
+        return STATUS_INVALID_PARAMETER;
+    if (se->closing()) return STATUS_INVALID_DEVICE_STATE;
+    const NTSTATUS status = check_address(pDest, DestLength);
+    if (!NT_SUCCESS(status)) return status;
+    return c->connect(qp, se, nullptr, pDest, Ird, Ord, pPrivateData, PrivateDataLength, cb, ctx);
 }
 
 NTSTATUS complete_connect_slot(NDK_CONNECTOR *pConnector,
@@ -385,21 +407,48 @@ NTSTATUS complete_connect_slot(NDK_CONNECTOR *pConnector,
                                PVOID ctx) {
     Connector *c = from_ndk<Connector>(pConnector);
     if (c == nullptr || cb == nullptr) return STATUS_INVALID_PARAMETER;
-    return c->complete_connect(DisconnectEvent, DisconnectEventContext, cb, ctx);
+    return c->complete_connect(DisconnectNotify{DisconnectEvent, nullptr, DisconnectEventContext},
+                               cb, ctx);
 }
 
-NTSTATUS accept_slot(NDK_CONNECTOR *pConnector, NDK_QP *pQp, ULONG Ird, ULONG Ord,
-                     PVOID pPrivateData, ULONG PrivateDataLength,
-                     NDK_FN_DISCONNECT_EVENT_CALLBACK DisconnectEvent, PVOID DisconnectEventContext,
-                     NDK_FN_REQUEST_COMPLETION cb, PVOID ctx) {
+NTSTATUS complete_connect_ex_slot(NDK_CONNECTOR *pConnector,
+                                  NDK_FN_DISCONNECT_EVENT_CALLBACK_EX DisconnectEvent,
+                                  PVOID DisconnectEventContext, NDK_FN_REQUEST_COMPLETION cb,
+                                  PVOID ctx) {
+    Connector *c = from_ndk<Connector>(pConnector);
+    if (c == nullptr || cb == nullptr) return STATUS_INVALID_PARAMETER;
+    return c->complete_connect(DisconnectNotify{nullptr, DisconnectEvent, DisconnectEventContext},
+                               cb, ctx);
+}
+
+NTSTATUS accept_common(NDK_CONNECTOR *pConnector, NDK_QP *pQp, ULONG Ird, ULONG Ord,
+                       PVOID pPrivateData, ULONG PrivateDataLength, DisconnectNotify disconnect,
+                       NDK_FN_REQUEST_COMPLETION cb, PVOID ctx) {
     Connector *c = from_ndk<Connector>(pConnector);
     Qp *qp = from_ndk<Qp>(pQp);
     if (c == nullptr || qp == nullptr || cb == nullptr || qp->adapter() != c->adapter() ||
         (pPrivateData == nullptr && PrivateDataLength != 0) ||
         PrivateDataLength > c->adapter()->info().MaxCalleeData)
         return STATUS_INVALID_PARAMETER;
-    return c->accept(qp, Ird, Ord, pPrivateData, PrivateDataLength, DisconnectEvent,
-                     DisconnectEventContext, cb, ctx);
+    return c->accept(qp, Ird, Ord, pPrivateData, PrivateDataLength, disconnect, cb, ctx);
+}
+
+NTSTATUS accept_slot(NDK_CONNECTOR *pConnector, NDK_QP *pQp, ULONG Ird, ULONG Ord,
+                     PVOID pPrivateData, ULONG PrivateDataLength,
+                     NDK_FN_DISCONNECT_EVENT_CALLBACK DisconnectEvent, PVOID DisconnectEventContext,
+                     NDK_FN_REQUEST_COMPLETION cb, PVOID ctx) {
+    return accept_common(pConnector, pQp, Ird, Ord, pPrivateData, PrivateDataLength,
+                         DisconnectNotify{DisconnectEvent, nullptr, DisconnectEventContext}, cb,
+                         ctx);
+}
+
+NTSTATUS accept_ex_slot(NDK_CONNECTOR *pConnector, NDK_QP *pQp, ULONG Ird, ULONG Ord,
+                        PVOID pPrivateData, ULONG PrivateDataLength,
+                        NDK_FN_DISCONNECT_EVENT_CALLBACK_EX DisconnectEvent,
+                        PVOID DisconnectEventContext, NDK_FN_REQUEST_COMPLETION cb, PVOID ctx) {
+    return accept_common(pConnector, pQp, Ird, Ord, pPrivateData, PrivateDataLength,
+                         DisconnectNotify{nullptr, DisconnectEvent, DisconnectEventContext}, cb,
+                         ctx);
 }
 
 NTSTATUS reject_slot(NDK_CONNECTOR *pConnector, PVOID pPrivateData, ULONG PrivateDataLength) {
@@ -443,9 +492,7 @@ const NDK_CONNECTOR_DISPATCH kConnectorDispatch = {
     .NdkCloseConnector = close_connector,
     .NdkQueryExtension = connector_query_extension,
     .NdkConnect = connect_slot,
-    .NdkConnectWithSharedEndpoint =
-        not_built<"NDK_CONNECTOR_DISPATCH", "NdkConnectWithSharedEndpoint",
-                  NDK_FN_CONNECT_WITH_SHARED_ENDPOINT>,
+    .NdkConnectWithSharedEndpoint = connect_with_shared_endpoint_slot,
     .NdkCompleteConnect = complete_connect_slot,
     .NdkAccept = accept_slot,
     .NdkReject = reject_slot,
@@ -453,9 +500,8 @@ const NDK_CONNECTOR_DISPATCH kConnectorDispatch = {
     .NdkGetLocalAddress = local_address_slot,
     .NdkGetPeerAddress = peer_address_slot,
     .NdkDisconnect = disconnect_slot,
-    .NdkCompleteConnectEx =
-        not_built<"NDK_CONNECTOR_DISPATCH", "NdkCompleteConnectEx", NDK_FN_COMPLETE_CONNECT_EX>,
-    .NdkAcceptEx = not_built<"NDK_CONNECTOR_DISPATCH", "NdkAcceptEx", NDK_FN_ACCEPT_EX>,
+    .NdkCompleteConnectEx = complete_connect_ex_slot,
+    .NdkAcceptEx = accept_ex_slot,
 };
 
 }  // namespace softndk::provider

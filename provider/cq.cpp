@@ -3,7 +3,6 @@
 #include <utility>
 
 #include "provider.hpp"
-#include "stubs.hpp"
 
 namespace softndk::provider {
 
@@ -50,7 +49,7 @@ NDK_OPERATION_TYPE operation_type(hw::WqeOpcode op) {
 }
 
 Cq::Cq(Adapter *a, uint32_t number, NDK_FN_CQ_NOTIFICATION_CALLBACK cb, void *ctx, void *memory,
-       size_t bytes, CqConsumer ring, hw::CqDoorbell *doorbell)
+       size_t bytes, CqConsumer ring, hw::CqDoorbell *doorbell, ULONG depth)
     : Object(a, fmt::format("{} cq#{}", a->name(), number)),
       number_(number),
       callback_(cb),
@@ -58,7 +57,8 @@ Cq::Cq(Adapter *a, uint32_t number, NDK_FN_CQ_NOTIFICATION_CALLBACK cb, void *ct
       memory_(memory),
       memory_bytes_(bytes),
       ring_(ring),
-      doorbell_(doorbell) {
+      doorbell_(doorbell),
+      depth_(depth) {
     publish(*static_cast<Embedded<NDK_CQ> *>(this), kType, a->version(), &kCqDispatch);
     depend_on(a);
 }
@@ -81,7 +81,8 @@ NTSTATUS create_cq(Adapter *a, ULONG depth, NDK_FN_CQ_NOTIFICATION_CALLBACK cb, 
     }
     auto *doorbell = reinterpret_cast<hw::CqDoorbell *>(static_cast<std::byte *>(memory) +
                                                         response.layout.doorbell_offset);
-    auto *cq = new Cq(a, response.cq, cb, ctx, memory, response.memory.bytes, *ring, doorbell);
+    auto *cq =
+        new Cq(a, response.cq, cb, ctx, memory, response.memory.bytes, *ring, doorbell, depth);
     {
         std::lock_guard lock(a->route_mutex);
         a->cqs[cq->number()] = cq;
@@ -115,20 +116,27 @@ void Cq::arm(ULONG type) {
         log().error("{}: NdkArmCq with unknown type {}", name(), type);
         return;
     }
-    // Re-arming before the previous arm fired merges (ndkpi-api.md 7.3):
-    // ANY wins, then SOLICITED, then ERRORS.
-    int merged = static_cast<int>(type);
-    const int previous = armed_.load(std::memory_order_acquire);
-    if (previous == NDK_CQ_NOTIFY_ANY || merged == NDK_CQ_NOTIFY_ANY)
-        merged = NDK_CQ_NOTIFY_ANY;
-    else if (previous == NDK_CQ_NOTIFY_SOLICITED || merged == NDK_CQ_NOTIFY_SOLICITED)
-        merged = NDK_CQ_NOTIFY_SOLICITED;
-    armed_.store(merged, std::memory_order_release);
-    std::atomic_ref(doorbell_->arm_type.value)
-        .store(static_cast<uint32_t>(merged), std::memory_order_relaxed);
-    std::atomic_ref(doorbell_->arm_sequence.value)
-        .store(arm_sequence_.fetch_add(1, std::memory_order_relaxed) + 1,
-               std::memory_order_release);
+    {
+        // The doorbell record moves on resize: store into the current one.
+        std::lock_guard lock(poll_mutex_);
+        if (broken_) return;
+        // Re-arming before the previous arm fired merges (ndkpi-api.md 7.3):
+        // ANY wins, then SOLICITED, then ERRORS.
+        int merged = static_cast<int>(type);
+        const int previous = armed_.load(std::memory_order_acquire);
+        if (previous == NDK_CQ_NOTIFY_ANY || merged == NDK_CQ_NOTIFY_ANY)
+            merged = NDK_CQ_NOTIFY_ANY;
+        else if (previous == NDK_CQ_NOTIFY_SOLICITED || merged == NDK_CQ_NOTIFY_SOLICITED)
+            merged = NDK_CQ_NOTIFY_SOLICITED;
+        armed_.store(merged, std::memory_order_release);
+        std::atomic_ref(doorbell_->arm_type.value)
+            .store(static_cast<uint32_t>(merged), std::memory_order_relaxed);
+        std::atomic_ref(doorbell_->arm_sequence.value)
+            .store(arm_sequence_.fetch_add(1, std::memory_order_relaxed) + 1,
+                   std::memory_order_release);
+    }
+    // Outside the lock: in embedded mode ringing runs the device inline. A resize that
+    // slips in before the ring has already taken this arm from the old record.
     adapter()->ring(Adapter::Bell::kArm, number_);
 }
 
@@ -141,6 +149,7 @@ void Cq::notify(NTSTATUS status) {
 template <class Result>
 ULONG Cq::poll(Result *results, ULONG n) {
     std::lock_guard lock(poll_mutex_);
+    if (broken_) return 0;
     ULONG got = 0;
     bool took = false;
     hw::Cqe cqe;
@@ -202,6 +211,70 @@ ULONG Cq::poll(Result *results, ULONG n) {
     return got;
 }
 
+NTSTATUS Cq::resize(ULONG depth) {
+    // Consumers must not call it unless the adapter advertises the flag (ndkpi-api.md).
+    if ((adapter()->info().AdapterFlags & NDK_ADAPTER_FLAG_CQ_RESIZE_SUPPORTED) == 0)
+        return STATUS_NOT_SUPPORTED;
+    if (depth == 0 || depth > adapter()->info().MaxCqDepth) return STATUS_INVALID_PARAMETER;
+    std::lock_guard lock(poll_mutex_);
+    if (broken_) return STATUS_INTERNAL_ERROR;
+    // The device carries CQEs over from this count on; poll() publishes after each
+    // batch, so this only makes the contract explicit.
+    ring_.publish_consumer();
+    hw::CreateCqRequest request{};
+    request.depth = depth;
+    request.cq = number_;
+    hw::CreateCqResponse response{};
+    const NTSTATUS status = adapter()->execute(hw::CommandOpcode::kResizeCq, request, response);
+    if (!NT_SUCCESS(status)) {
+        // BUFFER_OVERFLOW: more CQEs queued than `depth` holds; the CQ is unchanged.
+        log().debug("{}: resize to {} refused: {:#x}", name(), depth,
+                    static_cast<uint32_t>(status));
+        return status;
+    }
+    void *memory = adapter()->map(response.memory);
+    std::optional<CqConsumer> ring;
+    if (memory != nullptr) ring = CqConsumer::attach(memory, response.layout, ring_.consumer());
+    if (!ring || response.layout.doorbell_offset + sizeof(hw::CqDoorbell) > response.layout.bytes) {
+        // The device already writes into the new ring and the old one is gone: this CQ
+        // cannot deliver completions any more.
+        log().error("{}: resize: bad queue layout; the CQ is unusable", name());
+        if (memory != nullptr) adapter()->unmap(memory, response.memory.bytes);
+        broken_ = true;
+        return STATUS_INSUFFICIENT_RESOURCES;
+    }
+    adapter()->unmap(memory_, memory_bytes_);
+    memory_ = memory;
+    memory_bytes_ = response.memory.bytes;
+    ring_ = *ring;
+    doorbell_ = reinterpret_cast<hw::CqDoorbell *>(static_cast<std::byte *>(memory) +
+                                                   response.layout.doorbell_offset);
+    depth_.store(depth, std::memory_order_relaxed);
+    log().debug("{}: resized to depth {} ({} entries)", name(), depth, ring_.entries());
+    return STATUS_SUCCESS;
+}
+
+// NDK (ndkpi-api.md NdkControlCqInterruptModeration): interval 0 = off; interval
+// MAXULONG = count alone; count MAXULONG or above the depth = interval alone; count 0
+// or 1 = off; MAXULONG together with a count that cannot trigger = PARAMETER_MIX.
+// The device takes count 0 = no count trigger, interval 0 = no timer, 0/0 = off.
+NTSTATUS Cq::moderate(ULONG interval_us, ULONG count) {
+    if ((adapter()->info().AdapterFlags & NDK_ADAPTER_FLAG_CQ_INTERRUPT_MODERATION_SUPPORTED) == 0)
+        return STATUS_NOT_SUPPORTED;  // mandatory answer without the flag
+    const bool count_useless = count == MAXULONG || count > depth_.load(std::memory_order_relaxed);
+    if (interval_us == MAXULONG && count_useless) return STATUS_INVALID_PARAMETER_MIX;
+    hw::ModerateCqRequest request{};
+    request.cq = number_;
+    if (interval_us != 0 && count > 1) {
+        request.interval_us = interval_us == MAXULONG ? 0 : interval_us;
+        request.count = count_useless ? 0 : count;
+    }
+    hw::ObjectResponse response{};
+    const NTSTATUS status = adapter()->execute(hw::CommandOpcode::kModerateCq, request, response);
+    // Never PENDING; a device failure is a resource problem as far as NDK is concerned.
+    return NT_SUCCESS(status) ? STATUS_SUCCESS : STATUS_INSUFFICIENT_RESOURCES;
+}
+
 namespace {
 
 NTSTATUS close_cq(NDK_OBJECT_HEADER *h, NDK_FN_CLOSE_COMPLETION cb, PVOID ctx) {
@@ -223,6 +296,21 @@ void arm_cq(NDK_CQ *pCq, ULONG Type) {
         return;
     }
     cq->arm(Type);
+}
+
+// Synchronous: SUCCESS or a failure, never PENDING, so RequestCompletion is not
+// called (ndkpi-api.md 7.1).
+NTSTATUS resize_cq(NDK_CQ *pCq, ULONG CqDepth, NDK_FN_REQUEST_COMPLETION, PVOID) {
+    Cq *cq = from_ndk<Cq>(pCq);
+    if (cq == nullptr) return STATUS_INVALID_PARAMETER;
+    return cq->resize(CqDepth);
+}
+
+NTSTATUS control_cq_interrupt_moderation(NDK_CQ *pCq, ULONG ModerationInterval,
+                                         ULONG ModerationCount) {
+    Cq *cq = from_ndk<Cq>(pCq);
+    if (cq == nullptr) return STATUS_INVALID_PARAMETER;
+    return cq->moderate(ModerationInterval, ModerationCount);
 }
 
 template <class Result>
@@ -248,15 +336,10 @@ ULONG get_cq_results_ex(NDK_CQ *pCq, NDK_RESULT_EX Results[], ULONG n) {
 const NDK_CQ_DISPATCH kCqDispatch = {
     .NdkCloseCq = close_cq,
     .NdkQueryExtension = cq_query_extension,
-    .NdkResizeCq = not_built<"NDK_CQ_DISPATCH", "NdkResizeCq", NDK_FN_RESIZE_CQ>,
+    .NdkResizeCq = resize_cq,
     .NdkArmCq = arm_cq,
     .NdkGetCqResults = get_cq_results,
-    // STATUS_NOT_SUPPORTED is the mandatory answer while the adapter does not
-    // advertise NDK_ADAPTER_FLAG_CQ_INTERRUPT_MODERATION_SUPPORTED (adapter.cpp
-    // clears it).
-    .NdkControlCqInterruptModeration =
-        not_built<"NDK_CQ_DISPATCH", "NdkControlCqInterruptModeration",
-                  NDK_FN_CONTROL_CQ_INTERRUPT_MODERATION>,
+    .NdkControlCqInterruptModeration = control_cq_interrupt_moderation,
     .NdkGetCqResultsEx = get_cq_results_ex,
 };
 

@@ -1,5 +1,4 @@
 #include "provider.hpp"
-#include "stubs.hpp"
 
 namespace softndk::provider {
 
@@ -28,15 +27,36 @@ NTSTATUS Listener::listen(const sockaddr *address, ULONG) {
         status = adapter()->execute(hw::CommandOpcode::kListen, request, response);
         if (NT_SUCCESS(status)) adapter()->listeners[response.listener] = this;
     }
-    std::lock_guard lock(mutex_);
-    if (!NT_SUCCESS(status)) {
-        listening_ = false;
-        return status;
+    bool paused;
+    {
+        std::lock_guard lock(mutex_);
+        if (!NT_SUCCESS(status)) {
+            listening_ = false;
+            return status;
+        }
+        id_ = response.listener;
+        bound_ = response.bound;
+        paused = paused_;
     }
-    id_ = response.listener;
-    bound_ = response.bound;
-    log().debug("{}: listening as device listener {}", name(), id_);
+    log().debug("{}: listening as device listener {}", name(), response.listener);
+    if (paused) pause(true);
     return STATUS_SUCCESS;
+}
+
+void Listener::pause(bool paused) {
+    std::lock_guard order(pause_mutex_);
+    uint32_t id;
+    {
+        std::lock_guard lock(mutex_);
+        paused_ = paused;
+        id = id_;
+    }
+    if (id == hw::kNoObject) return;
+    const NTSTATUS status =
+        adapter()->execute_object(hw::CommandOpcode::kPauseListener, id, paused ? 1 : 0);
+    if (!NT_SUCCESS(status))
+        log().warn("{}: {} failed: {:#x}", name(), paused ? "pause" : "resume",
+                   static_cast<uint32_t>(status));
 }
 
 NTSTATUS Listener::local_address(PSOCKADDR out, ULONG *length) {
@@ -94,6 +114,10 @@ NTSTATUS listener_local_address(NDK_LISTENER *pListener, PSOCKADDR pAddress,
     return l->local_address(pAddress, pAddressLength);
 }
 
+void control_connect_events(NDK_LISTENER *pListener, BOOLEAN Pause) {
+    if (Listener *l = from_ndk<Listener>(pListener)) l->pause(Pause != FALSE);
+}
+
 }  // namespace
 
 const NDK_LISTENER_DISPATCH kListenerDispatch = {
@@ -101,8 +125,7 @@ const NDK_LISTENER_DISPATCH kListenerDispatch = {
     .NdkQueryExtension = listener_query_extension,
     .NdkListen = listen_slot,
     .NdkGetLocalAddress = listener_local_address,
-    .NdkControlConnectEvents = not_built<"NDK_LISTENER_DISPATCH", "NdkControlConnectEvents",
-                                         NDK_FN_CONTROL_CONNECT_EVENTS>,
+    .NdkControlConnectEvents = control_connect_events,
 };
 
 }  // namespace softndk::provider

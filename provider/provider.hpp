@@ -48,15 +48,17 @@ namespace softndk::provider {
 // provider implements. The adapter runs at min(this, device's highest) for the
 // requested major. A version is listed only when its additions are built,
 // because consumers gate features on the version they get (ndkpi-api.md 1.6):
-// 1.2's additions (NdkSendAndInvalidate, GetCqResultsEx, DEFER, READ with local
-// invalidate) are built; 2.0 is undocumented and 2.1 waits for
-// NdkCompleteConnectEx/NdkAcceptEx.
+// every slot of every table is built, with 1.2's additions (NdkSendAndInvalidate,
+// GetCqResultsEx, DEFER, READ with local invalidate) and 2.1's (NdkCompleteConnectEx,
+// NdkAcceptEx, the extended disconnect callback, NDK_RESULT_EX.ProviderErrorCode).
+// 2.0 is not documented; what its era's headers show (the WSK NDK extension,
+// RdmaTechnology) is built, so major 2 runs at 2.1.
 // ---------------------------------------------------------------------------
 struct VersionSupport {
     uint16_t major;
     uint16_t max_minor;
 };
-inline constexpr VersionSupport kProviderVersions[] = {{1, 2}};
+inline constexpr VersionSupport kProviderVersions[] = {{1, 2}, {2, 1}};
 
 // The version the adapter runs at when a consumer asks for `requested`
 // (major + lowest acceptable minor) of a device whose highest is `device`;
@@ -76,6 +78,7 @@ class Pd;
 class Mr;
 class Mw;
 class Srq;
+class SharedEndpoint;
 class Listener;
 class Connector;
 
@@ -198,9 +201,10 @@ class Cq : public Embedded<NDK_CQ>, public Object {
     using Public = NDK_CQ;
     static constexpr NDK_OBJECT_TYPE kType = NdkObjectTypeCq;
 
-    // `ring` and `doorbell` live in `memory` (the kCreateCq allocation).
+    // `ring` and `doorbell` live in `memory` (the kCreateCq allocation); `depth` is
+    // the consumer's CqDepth.
     Cq(Adapter *a, uint32_t number, NDK_FN_CQ_NOTIFICATION_CALLBACK cb, void *ctx, void *memory,
-       size_t bytes, CqConsumer ring, hw::CqDoorbell *doorbell);
+       size_t bytes, CqConsumer ring, hw::CqDoorbell *doorbell, ULONG depth);
     uint32_t number() const { return number_; }
 
     // QPs whose completions land here (poll looks them up by number).
@@ -210,6 +214,15 @@ class Cq : public Embedded<NDK_CQ>, public Object {
     void arm(ULONG type);
     template <class Result>
     ULONG poll(Result *results, ULONG n);
+
+    // NdkResizeCq, synchronous (hw_interface.hpp kResizeCq for the contract). The
+    // consumer serialises GetCqResults/ArmCq per CQ but not with ResizeCq
+    // (ndkpi-api.md 7.3), so this holds poll_mutex_ from publishing the consumer count
+    // until the switch to the new ring: no poll or arm can touch the old ring or
+    // doorbell record after the device took its copy, and none is lost meanwhile.
+    NTSTATUS resize(ULONG depth);
+    // NdkControlCqInterruptModeration: NDK's conventions mapped onto kModerateCq.
+    NTSTATUS moderate(ULONG interval_us, ULONG count);
 
     // Event thread: the device satisfied an arm (status SUCCESS) or reports a
     // CQ error (STATUS_BUFFER_OVERFLOW / STATUS_INTERNAL_ERROR).
@@ -223,11 +236,15 @@ class Cq : public Embedded<NDK_CQ>, public Object {
     uint32_t number_;
     NDK_FN_CQ_NOTIFICATION_CALLBACK callback_;
     void *callback_context_;
+    // The ring, its doorbell record and their mapping change on resize: under poll_mutex_.
     void *memory_;
     size_t memory_bytes_;
     CqConsumer ring_;
     hw::CqDoorbell *doorbell_;
-    std::mutex poll_mutex_;  // serialises poll with bind/unbind of QPs
+    bool broken_ = false;       // a resize could not map the new ring: nothing to poll any more
+    std::atomic<ULONG> depth_;  // CqDepth as last set (moderation: "count > depth")
+    // Serialises poll with bind/unbind of QPs, and poll and arm with resize.
+    std::mutex poll_mutex_;
     std::unordered_map<uint32_t, Qp *> qps_;
     // Arm merging (ndkpi-api.md 7.3): -1 = not armed.
     std::atomic<int> armed_{-1};
@@ -419,6 +436,26 @@ class Mw : public Embedded<NDK_MW>, public Object {
 // ---------------------------------------------------------------------------
 // Listener / connector
 // ---------------------------------------------------------------------------
+// A local IP:port many outgoing connections share (NdkCreateSharedEndpoint). Each
+// connector connected through it depends on it, so its close pends until they are
+// closed (ndkpi-api.md 7.10); the device releases the port when the last goes.
+class SharedEndpoint : public Embedded<NDK_SHARED_ENDPOINT>, public Object {
+  public:
+    using Public = NDK_SHARED_ENDPOINT;
+    static constexpr NDK_OBJECT_TYPE kType = NdkObjectTypeSharedEndpoint;
+    SharedEndpoint(Adapter *a, uint32_t id, const hw::WireSockaddr &bound);
+    uint32_t id() const { return id_; }
+    const hw::WireSockaddr &bound() const { return bound_; }
+
+  protected:
+    void on_final() override;
+
+  private:
+    uint32_t id_;
+    hw::WireSockaddr bound_;
+};
+NTSTATUS create_shared_endpoint(Adapter *a, const sockaddr *address, SharedEndpoint **out);
+
 class Listener : public Embedded<NDK_LISTENER>, public Object {
   public:
     using Public = NDK_LISTENER;
@@ -429,6 +466,9 @@ class Listener : public Embedded<NDK_LISTENER>, public Object {
     NTSTATUS local_address(PSOCKADDR out, ULONG *length);
     // Event thread: a connection request arrived (already holding this).
     void connect_request(uint32_t connection);
+    // NdkControlConnectEvents: while paused, the device refuses incoming requests as
+    // if nobody listened. Remembered before NdkListen and applied by it.
+    void pause(bool paused);
 
   protected:
     void on_close() override;
@@ -437,10 +477,33 @@ class Listener : public Embedded<NDK_LISTENER>, public Object {
     NDK_FN_CONNECT_EVENT_CALLBACK callback_;
     void *callback_context_;
     std::mutex mutex_;
+    std::mutex pause_mutex_;  // orders kPauseListener commands; taken before mutex_
+    bool paused_ = false;     // under mutex_
     bool listening_ = false;  // under mutex_
     uint32_t id_ = hw::kNoObject;
     hw::WireSockaddr bound_{};
 };
+
+// The disconnect event callback a consumer gives NdkCompleteConnect/NdkAccept (the
+// 1.x form) or NdkCompleteConnectEx/NdkAcceptEx (2.1: with a provider reason).
+struct DisconnectNotify {
+    NDK_FN_DISCONNECT_EVENT_CALLBACK callback = nullptr;
+    NDK_FN_DISCONNECT_EVENT_CALLBACK_EX callback_ex = nullptr;
+    void *context = nullptr;
+    bool empty() const { return callback == nullptr && callback_ex == nullptr; }
+    void operator()(ULONG reason) const {
+        if (callback_ex != nullptr) {
+            callback_ex(context, reason);
+        } else if (callback != nullptr) {
+            callback(context);
+        }
+    }
+};
+
+// ProviderDisconnectReason of NDK_FN_DISCONNECT_EVENT_CALLBACK_EX (0 = none): the peer
+// sent a disconnect request - its NdkDisconnect, its connector's close, or its process
+// dying (the device disconnects a dead consumer's connections).
+inline constexpr ULONG kDisconnectReasonPeerRequest = 1;
 
 class Connector : public Embedded<NDK_CONNECTOR>, public Object {
   public:
@@ -463,14 +526,13 @@ class Connector : public Embedded<NDK_CONNECTOR>, public Object {
     explicit Connector(Adapter *a);
 
     // Connection-manager calls (connector.cpp); arguments validated by the slots.
-    NTSTATUS connect(Qp *qp, const sockaddr *src, ULONG src_len, const sockaddr *dst, ULONG dst_len,
+    // `shared`: NdkConnectWithSharedEndpoint (src is then ignored).
+    NTSTATUS connect(Qp *qp, SharedEndpoint *shared, const sockaddr *src, const sockaddr *dst,
                      ULONG ird, ULONG ord, const void *pdata, ULONG pdata_len,
                      NDK_FN_REQUEST_COMPLETION cb, void *ctx);
-    NTSTATUS complete_connect(NDK_FN_DISCONNECT_EVENT_CALLBACK disconnect, void *dctx,
-                              NDK_FN_REQUEST_COMPLETION cb, void *ctx);
+    NTSTATUS complete_connect(DisconnectNotify disconnect, NDK_FN_REQUEST_COMPLETION cb, void *ctx);
     NTSTATUS accept(Qp *qp, ULONG ird, ULONG ord, const void *pdata, ULONG pdata_len,
-                    NDK_FN_DISCONNECT_EVENT_CALLBACK disconnect, void *dctx,
-                    NDK_FN_REQUEST_COMPLETION cb, void *ctx);
+                    DisconnectNotify disconnect, NDK_FN_REQUEST_COMPLETION cb, void *ctx);
     NTSTATUS reject(const void *pdata, ULONG pdata_len);
     NTSTATUS disconnect(NDK_FN_REQUEST_COMPLETION cb, void *ctx);
     NTSTATUS connection_data(ULONG *ird, ULONG *ord, void *pdata, ULONG *pdata_len);
@@ -507,9 +569,9 @@ class Connector : public Embedded<NDK_CONNECTOR>, public Object {
     hw::ConnectionInfo info_{};
     bool have_info_ = false;
     Pending connect_, accept_, complete_, disconnect_;
-    NDK_FN_DISCONNECT_EVENT_CALLBACK disconnect_event_ = nullptr;
-    void *disconnect_event_context_ = nullptr;
+    DisconnectNotify disconnect_event_;
     bool disconnect_event_fired_ = false;
+    SharedEndpoint *shared_ = nullptr;  // NdkConnectWithSharedEndpoint; under mutex_
 };
 
 // ---------------------------------------------------------------------------

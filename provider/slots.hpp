@@ -32,7 +32,7 @@ inline constexpr std::array<Slot, 70> kSlots{{
     {"NDK_ADAPTER_DISPATCH", "NdkQueryAdapterInfo", B},
     {"NDK_ADAPTER_DISPATCH", "NdkCreateCq", B},
     {"NDK_ADAPTER_DISPATCH", "NdkCreatePd", B},
-    {"NDK_ADAPTER_DISPATCH", "NdkCreateSharedEndpoint", N},
+    {"NDK_ADAPTER_DISPATCH", "NdkCreateSharedEndpoint", B},
     {"NDK_ADAPTER_DISPATCH", "NdkCreateConnector", B},
     {"NDK_ADAPTER_DISPATCH", "NdkCreateListener", B},
     {"NDK_ADAPTER_DISPATCH", "NdkBuildLAM", B},
@@ -49,10 +49,10 @@ inline constexpr std::array<Slot, 70> kSlots{{
 
     {"NDK_CQ_DISPATCH", "NdkCloseCq", B},
     {"NDK_CQ_DISPATCH", "NdkQueryExtension", B},
-    {"NDK_CQ_DISPATCH", "NdkResizeCq", N},
+    {"NDK_CQ_DISPATCH", "NdkResizeCq", B},
     {"NDK_CQ_DISPATCH", "NdkArmCq", B},
     {"NDK_CQ_DISPATCH", "NdkGetCqResults", B},
-    {"NDK_CQ_DISPATCH", "NdkControlCqInterruptModeration", N},
+    {"NDK_CQ_DISPATCH", "NdkControlCqInterruptModeration", B},
     {"NDK_CQ_DISPATCH", "NdkGetCqResultsEx", B},
 
     {"NDK_QP_DISPATCH", "NdkCloseQp", B},
@@ -87,7 +87,7 @@ inline constexpr std::array<Slot, 70> kSlots{{
     {"NDK_CONNECTOR_DISPATCH", "NdkCloseConnector", B},
     {"NDK_CONNECTOR_DISPATCH", "NdkQueryExtension", B},
     {"NDK_CONNECTOR_DISPATCH", "NdkConnect", B},
-    {"NDK_CONNECTOR_DISPATCH", "NdkConnectWithSharedEndpoint", N},
+    {"NDK_CONNECTOR_DISPATCH", "NdkConnectWithSharedEndpoint", B},
     {"NDK_CONNECTOR_DISPATCH", "NdkCompleteConnect", B},
     {"NDK_CONNECTOR_DISPATCH", "NdkAccept", B},
     {"NDK_CONNECTOR_DISPATCH", "NdkReject", B},
@@ -95,18 +95,18 @@ inline constexpr std::array<Slot, 70> kSlots{{
     {"NDK_CONNECTOR_DISPATCH", "NdkGetLocalAddress", B},
     {"NDK_CONNECTOR_DISPATCH", "NdkGetPeerAddress", B},
     {"NDK_CONNECTOR_DISPATCH", "NdkDisconnect", B},
-    {"NDK_CONNECTOR_DISPATCH", "NdkCompleteConnectEx", N},
-    {"NDK_CONNECTOR_DISPATCH", "NdkAcceptEx", N},
+    {"NDK_CONNECTOR_DISPATCH", "NdkCompleteConnectEx", B},
+    {"NDK_CONNECTOR_DISPATCH", "NdkAcceptEx", B},
 
     {"NDK_LISTENER_DISPATCH", "NdkCloseListener", B},
     {"NDK_LISTENER_DISPATCH", "NdkQueryExtension", B},
     {"NDK_LISTENER_DISPATCH", "NdkListen", B},
     {"NDK_LISTENER_DISPATCH", "NdkGetLocalAddress", B},
-    {"NDK_LISTENER_DISPATCH", "NdkControlConnectEvents", N},
+    {"NDK_LISTENER_DISPATCH", "NdkControlConnectEvents", B},
 
-    {"NDK_SHARED_ENDPOINT_DISPATCH", "NdkCloseSharedEndpoint", N},
-    {"NDK_SHARED_ENDPOINT_DISPATCH", "NdkQueryExtension", N},
-    {"NDK_SHARED_ENDPOINT_DISPATCH", "NdkGetLocalAddress", N},
+    {"NDK_SHARED_ENDPOINT_DISPATCH", "NdkCloseSharedEndpoint", B},
+    {"NDK_SHARED_ENDPOINT_DISPATCH", "NdkQueryExtension", B},
+    {"NDK_SHARED_ENDPOINT_DISPATCH", "NdkGetLocalAddress", B},
 }};
 
 constexpr size_t slot_count(std::string_view table) {

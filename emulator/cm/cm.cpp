@@ -72,6 +72,9 @@ bool ConnectionManager::endpoint_in_use(const Endpoint &ep) const {
     for (const auto &[id, l] : listeners_) {
         if (clash(l.endpoint)) return true;
     }
+    for (const auto &[id, e] : shared_endpoints_) {
+        if (clash(e.endpoint)) return true;
+    }
     for (const auto &[id, c] : connections_) {
         if (c.active && c.state != State::kFailed && clash(c.local)) return true;
     }
@@ -225,6 +228,50 @@ int32_t ConnectionManager::close_listener(uint32_t context, uint32_t listener) {
     return status::kSuccess;
 }
 
+int32_t ConnectionManager::create_shared_endpoint(uint32_t context, const hw::WireSockaddr &address,
+                                                  uint32_t &endpoint, hw::WireSockaddr &bound) {
+    auto ep = parse_sockaddr(address);
+    if (!ep) return status::kInvalidAddress;
+    // Connections leave from one address: a wildcard picks the adapter's first one.
+    if (ep->any) {
+        bool found = false;
+        for (const auto &a : device_.config().addresses) {
+            if (a.is_v4() == ep->v4) {
+                ep->ip = a;
+                found = true;
+                break;
+            }
+        }
+        if (!found) return status::kInvalidAddress;
+        ep->any = false;
+    } else if (!device_.owns_address(ep->ip)) {
+        return status::kInvalidAddress;
+    }
+    std::lock_guard lock(mutex_);
+    if (ep->port == 0) {
+        auto port = ephemeral_port(*ep);
+        if (!port) return status::kTooManyAddresses;
+        ep->port = *port;
+    } else if (endpoint_in_use(*ep)) {
+        return status::kSharingViolation;
+    }
+    endpoint = next_shared_endpoint_++;
+    shared_endpoints_.emplace(endpoint, SharedEndpoint{context, *ep});
+    bound = make_sockaddr(*ep);
+    log().debug("shared endpoint#{}: ctx#{} port {}", endpoint, context, ep->port);
+    return status::kSuccess;
+}
+
+int32_t ConnectionManager::close_shared_endpoint(uint32_t context, uint32_t endpoint) {
+    std::lock_guard lock(mutex_);
+    auto it = shared_endpoints_.find(endpoint);
+    if (it == shared_endpoints_.end() || it->second.context != context) {
+        return status::kInvalidParameter;
+    }
+    shared_endpoints_.erase(it);
+    return status::kSuccess;
+}
+
 int32_t ConnectionManager::pause_listener(uint32_t context, uint32_t listener, bool pause) {
     std::lock_guard lock(mutex_);
     auto it = listeners_.find(listener);
@@ -241,10 +288,20 @@ int32_t ConnectionManager::connect(uint32_t context, const hw::ConnectRequest &r
     }
     auto dst = parse_sockaddr(rq.destination);
     auto src = parse_sockaddr(rq.source);
+    if (rq.shared_endpoint != 0) {
+        std::lock_guard lock(mutex_);
+        auto se = shared_endpoints_.find(rq.shared_endpoint);
+        if (se == shared_endpoints_.end() || se->second.context != context) {
+            return status::kInvalidParameter;
+        }
+        src = se->second.endpoint;
+    }
     if (!dst || dst->any || dst->port == 0 || !src || src->v4 != dst->v4) {
         return status::kInvalidAddress;
     }
-    if (src->any) {
+    if (rq.shared_endpoint != 0) {
+        // Resolved above: the endpoint's own address and port.
+    } else if (src->any) {
         bool found = false;
         for (const auto &a : device_.config().addresses) {
             if (a.is_v4() == dst->v4) {
@@ -265,7 +322,17 @@ int32_t ConnectionManager::connect(uint32_t context, const hw::ConnectRequest &r
         std::lock_guard qlock(qp->mutex);
         if (qp->state != QpState::kReset || qp->connection != 0) return status::kConnectionActive;
     }
-    if (src->port == 0) {
+    if (rq.shared_endpoint != 0) {
+        // The endpoint may serve many connections, but one 4-tuple names one connection.
+        if (!shared_endpoints_.contains(rq.shared_endpoint)) return status::kInvalidParameter;
+        for (const auto &[id, other] : connections_) {
+            if (other.active && other.state != State::kFailed && other.local.port == src->port &&
+                other.local.ip == src->ip && other.peer.port == dst->port &&
+                other.peer.ip == dst->ip) {
+                return status::kAddressAlreadyExists;
+            }
+        }
+    } else if (src->port == 0) {
         auto port = ephemeral_port(*src);
         if (!port) return status::kTooManyAddresses;
         src->port = *port;
@@ -609,6 +676,8 @@ void ConnectionManager::on_drep(const Message &m) {
 void ConnectionManager::context_died(uint32_t context) {
     std::lock_guard lock(mutex_);
     std::erase_if(listeners_, [context](const auto &kv) { return kv.second.context == context; });
+    std::erase_if(shared_endpoints_,
+                  [context](const auto &kv) { return kv.second.context == context; });
     for (auto it = connections_.begin(); it != connections_.end();) {
         if (it->second.context == context) {
             abandon(it->first, it->second);

@@ -68,6 +68,12 @@ class ConnectionManager {
                    hw::WireSockaddr &bound);
     int32_t close_listener(uint32_t context, uint32_t listener);
     int32_t pause_listener(uint32_t context, uint32_t listener, bool pause);
+    // A local IP:port reserved for outgoing connections (NdkCreateSharedEndpoint):
+    // no listener or other connection may take it; connections made through it
+    // (ConnectRequest::shared_endpoint) share it, one per peer address.
+    int32_t create_shared_endpoint(uint32_t context, const hw::WireSockaddr &address,
+                                   uint32_t &endpoint, hw::WireSockaddr &bound);
+    int32_t close_shared_endpoint(uint32_t context, uint32_t endpoint);
     int32_t connect(uint32_t context, const hw::ConnectRequest &request, uint32_t &connection);
     int32_t accept(uint32_t context, const hw::AcceptRequest &request);
     int32_t reject(uint32_t context, const hw::AcceptRequest &request);
@@ -96,6 +102,10 @@ class ConnectionManager {
         uint32_t context = 0;
         Endpoint endpoint;
         bool paused = false;
+    };
+    struct SharedEndpoint {
+        uint32_t context = 0;
+        Endpoint endpoint;
     };
     struct Connection {
         uint32_t context = 0;
@@ -138,7 +148,9 @@ class ConnectionManager {
     std::mutex mutex_;
     std::map<uint32_t, Listener> listeners_;
     std::map<uint32_t, Connection> connections_;
+    std::map<uint32_t, SharedEndpoint> shared_endpoints_;
     uint32_t next_listener_ = 1;
+    uint32_t next_shared_endpoint_ = 1;
     uint32_t next_connection_ = 1;
     uint32_t next_port_ = 49152;
 };

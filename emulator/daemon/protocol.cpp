@@ -24,6 +24,7 @@ size_t response_bytes_of(hw::CommandOpcode op) {
         case O::kModifySrq:
             return sizeof(hw::CreateSrqResponse);
         case O::kListen:
+        case O::kCreateSharedEndpoint:
             return sizeof(hw::ListenResponse);
         case O::kQueryConnection:
             return sizeof(hw::QueryConnectionResponse);
@@ -54,6 +55,7 @@ size_t response_bytes_of(hw::CommandOpcode op) {
         case O::kCompleteConnect:
         case O::kDisconnect:
         case O::kCloseConnection:
+        case O::kCloseSharedEndpoint:
             return sizeof(hw::ObjectResponse);
     }
     if (op == kDaemonStatus) return sizeof(DaemonStatusResponse);

@@ -149,7 +149,7 @@ struct Commands {
         while (n < kMaxQueues && d.cqs_[n])
             ++n;
         if (n == kMaxQueues) return status::kInsufficientResources;
-        auto cq = std::make_shared<Cq>(n, ctx, std::move(memory), entries, c->eq, d.counters_);
+        auto cq = std::make_shared<Cq>(n, ctx, std::move(memory), entries, c->eq, d.counters_, d);
         d.cqs_[n] = cq;
         c->cqs.insert(n);
         rs.cq = n;
@@ -174,6 +174,37 @@ struct Commands {
         d.cqs_[rq.object].reset();
         c->cqs.erase(rq.object);
         rs.object = rq.object;
+        return status::kSuccess;
+    }
+
+    static std::shared_ptr<Cq> owned_cq(Device &d, uint32_t ctx, uint32_t n) {
+        std::shared_lock lock(d.objects_mutex_);
+        if (n >= kMaxQueues || !d.cqs_[n] || d.cqs_[n]->context() != ctx) return nullptr;
+        return d.cqs_[n];
+    }
+
+    // New ring, queued CQEs carried over at the same counts (cq.hpp, "Resize").
+    static int32_t resize_cq(Device &d, uint32_t &ctx, const hw::CreateCqRequest &rq,
+                             hw::CreateCqResponse &rs) {
+        auto cq = owned_cq(d, ctx, rq.cq);
+        if (!cq) return status::kInvalidParameter;
+        if (rq.depth == 0 || rq.depth > d.limits().max_cq_depth) return status::kInvalidParameter;
+        const uint32_t entries = std::bit_ceil(rq.depth);
+        auto memory = d.allocator_->allocate(Cq::layout_for(entries).bytes);
+        if (!memory) return status::kInsufficientResources;
+        const int32_t s =
+            cq->resize(std::move(memory), entries, rq.depth, d.clock_.now(), rs.memory, rs.layout);
+        if (s == status::kSuccess) rs.cq = rq.cq;
+        return s;
+    }
+
+    // Any count and interval are acceptable (cq.hpp, "Moderation"); 0/0 turns it off.
+    static int32_t moderate_cq(Device &d, uint32_t &ctx, const hw::ModerateCqRequest &rq,
+                               hw::ObjectResponse &rs) {
+        auto cq = owned_cq(d, ctx, rq.cq);
+        if (!cq) return status::kInvalidParameter;
+        cq->moderate(rq.count, rq.interval_us, d.clock_.now());
+        rs.object = rq.cq;
         return status::kSuccess;
     }
 
@@ -555,6 +586,16 @@ struct Commands {
         rs.object = rq.object;
         return d.cm_->close_listener(ctx, rq.object);
     }
+    static int32_t create_shared_endpoint(Device &d, uint32_t &ctx, const hw::ListenRequest &rq,
+                                          hw::ListenResponse &rs) {
+        if (!d.find_context(ctx)) return status::kInvalidParameter;
+        return d.cm_->create_shared_endpoint(ctx, rq.address, rs.listener, rs.bound);
+    }
+    static int32_t close_shared_endpoint(Device &d, uint32_t &ctx, const hw::ObjectRequest &rq,
+                                         hw::ObjectResponse &rs) {
+        rs.object = rq.object;
+        return d.cm_->close_shared_endpoint(ctx, rq.object);
+    }
     static int32_t pause_listener(Device &d, uint32_t &ctx, const hw::ObjectRequest &rq,
                                   hw::ObjectResponse &rs) {
         rs.object = rq.object;
@@ -614,6 +655,8 @@ static const Commands::Spec kCommandTable[] = {
     SOFTNDK_CMD(kDestroyPd,       ObjectRequest,    ObjectResponse,          destroy_pd),
     SOFTNDK_CMD(kCreateCq,        CreateCqRequest,  CreateCqResponse,        create_cq),
     SOFTNDK_CMD(kDestroyCq,       ObjectRequest,    ObjectResponse,          destroy_cq),
+    SOFTNDK_CMD(kResizeCq,        CreateCqRequest,  CreateCqResponse,        resize_cq),
+    SOFTNDK_CMD(kModerateCq,      ModerateCqRequest, ObjectResponse,         moderate_cq),
     SOFTNDK_CMD(kCreateQp,        CreateQpRequest,  CreateQpResponse,        create_qp),
     SOFTNDK_CMD(kDestroyQp,       ObjectRequest,    ObjectResponse,          destroy_qp),
     SOFTNDK_CMD(kCreateSrq,       CreateSrqRequest, CreateSrqResponse,       create_srq),
@@ -640,6 +683,8 @@ static const Commands::Spec kCommandTable[] = {
     SOFTNDK_CMD(kDisconnect,      ObjectRequest,    ObjectResponse,          disconnect),
     SOFTNDK_CMD(kCloseConnection, ObjectRequest,    ObjectResponse,          close_connection),
     SOFTNDK_CMD(kQueryConnection, ObjectRequest,    QueryConnectionResponse, query_connection),
+    SOFTNDK_CMD(kCreateSharedEndpoint, ListenRequest, ListenResponse,       create_shared_endpoint),
+    SOFTNDK_CMD(kCloseSharedEndpoint, ObjectRequest, ObjectResponse,        close_shared_endpoint),
 };
 #undef SOFTNDK_CMD
 // clang-format on

@@ -1,8 +1,11 @@
 #include "device/cq.hpp"
 
 #include <atomic>
+#include <bit>
+#include <chrono>
 #include <stdexcept>
 
+#include "device/device.hpp"
 #include "device/log.hpp"
 #include "device/status.hpp"
 
@@ -58,7 +61,7 @@ hw::QueueLayout Cq::layout_for(uint32_t entries) {
 }
 
 Cq::Cq(uint32_t number, uint32_t context, std::unique_ptr<QueueMemory> memory, uint32_t entries,
-       std::shared_ptr<Eq> eq, Counters &counters)
+       std::shared_ptr<Eq> eq, Counters &counters, Device &device)
     : number_(number),
       context_(context),
       memory_(std::move(memory)),
@@ -66,7 +69,8 @@ Cq::Cq(uint32_t number, uint32_t context, std::unique_ptr<QueueMemory> memory, u
       ring_(attach_or_die<softndk::CompletionQueue>(*memory_, layout_)),
       doorbell_(reinterpret_cast<hw::CqDoorbell *>(memory_->data())),
       eq_(std::move(eq)),
-      counters_(counters) {}
+      counters_(counters),
+      device_(device) {}
 
 Cq::Push Cq::push(hw::Cqe cqe, hw::CqeOpcode opcode, uint64_t now_ns) {
     std::lock_guard lock(mutex_);
@@ -75,6 +79,7 @@ Cq::Push Cq::push(hw::Cqe cqe, hw::CqeOpcode opcode, uint64_t now_ns) {
     cqe.op_own = static_cast<uint8_t>(static_cast<uint8_t>(opcode) << 4);
     if (!ring_.try_push(cqe)) {
         dead_ = true;
+        ++timer_generation_;  // a pending moderation timer must not fire on a dead CQ
         counters_.add(Counter::cq_overflows);
         logger(Component::kDevice).warn("cq#{}: overflow, CQ and its QPs go to error", number_);
         hw::Eqe e{};
@@ -90,8 +95,17 @@ Cq::Push Cq::push(hw::Cqe cqe, hw::CqeOpcode opcode, uint64_t now_ns) {
     const bool solicited = error || (cqe.flags & hw::kCqeSolicited) != 0;
     any_since_notify_ = true;
     solicited_since_notify_ = solicited_since_notify_ || solicited;
-    if (armed_ &&
-        (arm_type_ == hw::ArmType::kAny || (arm_type_ == hw::ArmType::kSolicited && solicited))) {
+    if (!armed_) return Push::kOk;
+    if (arm_type_ == hw::ArmType::kAny) {
+        ++moderated_cqes_;
+        const bool count_reached = mod_count_ != 0 && moderated_cqes_ >= mod_count_;
+        const bool unmoderated = mod_count_ == 0 && mod_interval_us_ == 0;
+        if (error || count_reached || unmoderated) {
+            notify_locked(now_ns);
+        } else if (mod_interval_us_ != 0 && !timer_pending_) {
+            start_timer_locked();  // first CQE of this arm starts the interval
+        }
+    } else if (arm_type_ == hw::ArmType::kSolicited && solicited) {
         notify_locked(now_ns);
     }
     return Push::kOk;
@@ -99,6 +113,10 @@ Cq::Push Cq::push(hw::Cqe cqe, hw::CqeOpcode opcode, uint64_t now_ns) {
 
 void Cq::arm_doorbell(uint64_t now_ns) {
     std::lock_guard lock(mutex_);
+    arm_locked(now_ns);
+}
+
+void Cq::arm_locked(uint64_t now_ns) {
     if (dead_) return;
     const uint32_t seq =
         std::atomic_ref(doorbell_->arm_sequence.value).load(std::memory_order_acquire);
@@ -114,6 +132,7 @@ void Cq::arm_doorbell(uint64_t now_ns) {
     armed_ = true;
     // Fire at once if a satisfying entry arrived since the last notification and
     // the provider has not consumed everything (hw_interface.hpp: consumer is a hint).
+    // Moderation does not delay this: ndkpi-api §7.3 requires the immediate fire.
     const bool satisfied = arm_type_ == hw::ArmType::kAny         ? any_since_notify_
                            : arm_type_ == hw::ArmType::kSolicited ? solicited_since_notify_
                                                                   : false;
@@ -124,11 +143,105 @@ void Cq::notify_locked(uint64_t now_ns) {
     armed_ = false;
     any_since_notify_ = false;
     solicited_since_notify_ = false;
+    moderated_cqes_ = 0;
+    timer_pending_ = false;
+    ++timer_generation_;  // the timer of this arm, if any, is void
     hw::Eqe e{};
     e.event_time_ns = now_ns;
     e.object = number_;
     e.type = static_cast<uint8_t>(hw::EqeType::kCompletion);
     eq_->post(e);
+}
+
+void Cq::start_timer_locked() {
+    timer_pending_ = true;
+    const uint64_t generation = timer_generation_;
+    // A weak reference: the CQ may be destroyed before the timer runs.
+    device_.schedule(std::chrono::steady_clock::now() + std::chrono::microseconds(mod_interval_us_),
+                     [weak = weak_from_this(), generation] {
+                         if (auto cq = weak.lock()) cq->timer_fired(generation);
+                     });
+}
+
+void Cq::timer_fired(uint64_t generation) {
+    std::lock_guard lock(mutex_);
+    if (dead_ || !armed_ || generation != timer_generation_) return;
+    notify_locked(device_.clock().now());
+}
+
+void Cq::moderate(uint32_t count, uint32_t interval_us, uint64_t now_ns) {
+    std::lock_guard lock(mutex_);
+    mod_count_ = count;
+    mod_interval_us_ = interval_us;
+    // A timer started under the old setting no longer applies; the CQEs already
+    // counted for the current arm are judged by the new one.
+    ++timer_generation_;
+    timer_pending_ = false;
+    if (dead_ || !armed_ || moderated_cqes_ == 0) return;
+    if ((count == 0 && interval_us == 0) || (count != 0 && moderated_cqes_ >= count)) {
+        notify_locked(now_ns);
+    } else if (interval_us != 0) {
+        start_timer_locked();
+    }
+}
+
+int32_t Cq::resize(std::unique_ptr<QueueMemory> memory, uint32_t entries, uint32_t depth,
+                   uint64_t now_ns, hw::MemoryHandle &handle, hw::QueueLayout &layout) {
+    std::lock_guard lock(mutex_);
+    if (dead_) return status::kInvalidDeviceState;
+    // 1. An arm the provider published in the old record before the resize.
+    arm_locked(now_ns);
+    // 2. What is queued. The consumer count is the provider's; a value that is ahead of
+    //    the producer or further behind than the ring holds cannot be right.
+    const uint32_t producer = ring_.producer();
+    const uint32_t consumer = fetch_consumed_entries(doorbell_->consumer);
+    const uint32_t queued = producer - consumer;
+    if (queued > layout_.entries) {
+        logger(Component::kDevice)
+            .warn("cq#{}: resize with a bad consumer count {} (producer {})", number_, consumer,
+                  producer);
+        return status::kInvalidParameter;
+    }
+    // 3. No CQE may be lost (NDSPI: shrinking below the queued entries fails).
+    if (depth < queued) return status::kBufferOverflow;
+    // 4. The new ring, at the same free-running counts.
+    const hw::QueueLayout new_layout = layout_for(entries);
+    if (memory == nullptr || memory->size() < new_layout.bytes) return status::kInternalError;
+    const auto log2_entries = static_cast<uint32_t>(std::countr_zero(entries));
+    std::byte *new_slots = memory->data() + new_layout.ring_offset;
+    for (uint32_t k = consumer; k != consumer + entries; ++k) {
+        // Stale for the pass the consumer reaches this slot on: the owner bit it does
+        // NOT expect. Zero-filled memory is only stale for even passes.
+        auto &cqe =
+            *reinterpret_cast<hw::Cqe *>(new_slots + uint64_t{k & (entries - 1)} * hw::kCqeBytes);
+        cqe.op_own = static_cast<uint8_t>(static_cast<uint8_t>(hw::CqeOpcode::kInvalid) << 4 |
+                                          (hw::expected_owner(k, log2_entries) ^ 1));
+    }
+    auto *new_doorbell = reinterpret_cast<hw::CqDoorbell *>(memory->data());
+    new_doorbell->consumer.value = consumer;
+    new_doorbell->arm_type.value =
+        std::atomic_ref(doorbell_->arm_type.value).load(std::memory_order_relaxed);
+    new_doorbell->arm_sequence.value = arm_sequence_seen_;
+    auto new_ring = CqProducer::attach(memory->data(), new_layout, consumer);
+    if (!new_ring) return status::kInternalError;
+    const std::byte *old_slots = memory_->data() + layout_.ring_offset;
+    for (uint32_t k = consumer; k != producer; ++k) {
+        hw::Cqe cqe;
+        copy_shared(&cqe, old_slots + uint64_t{k & (layout_.entries - 1)} * hw::kCqeBytes,
+                    sizeof(cqe));
+        if (!new_ring->try_push(cqe))
+            return status::kInternalError;  // cannot happen: queued <= depth
+    }
+    // 5. Switch; the old allocation goes when `memory` (now the old one) does.
+    std::swap(memory_, memory);
+    layout_ = new_layout;
+    ring_ = *new_ring;
+    doorbell_ = new_doorbell;
+    handle = memory_->handle();
+    layout = layout_;
+    logger(Component::kDevice)
+        .debug("cq#{}: resized to {} entries, {} CQEs carried over", number_, entries, queued);
+    return status::kSuccess;
 }
 
 }  // namespace softndk::emu

@@ -38,6 +38,13 @@
 //   kDestroyPd       ObjectRequest{pd}. STATUS_INVALID_DEVICE_STATE while QPs/MRs use it.
 //   kCreateCq        CreateCqRequest{depth 1..max_cq_depth} -> CreateCqResponse.
 //   kDestroyCq       ObjectRequest{cq}. STATUS_INVALID_DEVICE_STATE while QPs use it.
+//   kResizeCq        CreateCqRequest{cq, depth 1..max_cq_depth} -> CreateCqResponse with
+//                    the NEW allocation (cq.hpp, "Resize": queued CQEs carried over at the
+//                    same counts). STATUS_BUFFER_OVERFLOW if depth < CQEs queued (nothing
+//                    changes); STATUS_INVALID_DEVICE_STATE on an overflowed CQ;
+//                    STATUS_INVALID_PARAMETER for a consumer count out of range.
+//   kModerateCq      ModerateCqRequest{cq, count, interval_us} -> ObjectResponse
+//                    (cq.hpp, "Moderation"; 0/0 = a notification per CQE).
 //   kCreateQp        CreateQpRequest -> CreateQpResponse. With srq != kNoObject the QP
 //                    draws receives from that SRQ; its recv_queue layout has 0 entries.
 //   kCreateSrq       CreateSrqRequest{pd, depth, max_sge, limit} -> CreateSrqResponse.

@@ -27,18 +27,19 @@ hw::DeviceLimits roce_limits() {
     l.large_request_threshold = 8192;
     l.max_caller_data = 92;   // IB CM REQ private data
     l.max_callee_data = 148;  // IB CM REJ private data (REP allows 196)
-    // Honest flags: no CQ moderation or resize, placement order not guaranteed (memcpy
-    // may store the last byte first).
+    // Honest flags: CQ moderation (kModerateCq) and resize (kResizeCq) are built;
+    // placement order is not guaranteed (memcpy may store the last byte first).
     l.adapter_flags = status::kAdapterFlagReadSinkNotRequired | status::kAdapterFlagLoopback |
-                      status::kAdapterFlagReadLocalInvalidate;
+                      status::kAdapterFlagReadLocalInvalidate | status::kAdapterFlagCqModeration |
+                      status::kAdapterFlagCqResize;
     l.rdma_technology = status::kTechnologyRoceV2;
     // rxe over `lo` (netdev MTU 65536) runs at the largest IB MTU, 4096; over a
     // 1500-byte netdev it would be 1024.
     l.path_mtu = 4096;
     // 1.2: its device-side additions are built (SEND_WITH_INVALIDATE with remote
     // invalidation, READ with local invalidate); GetCqResultsEx and DEFER are provider-side.
-    l.ndk_version_major = 1;
-    l.ndk_version_minor = 2;
+    l.ndk_version_major = 2;
+    l.ndk_version_minor = 1;
     return l;
 }
 

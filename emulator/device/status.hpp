@@ -23,6 +23,7 @@ inline constexpr int32_t kInvalidDeviceRequest = nt(0xC0000010);
 inline constexpr int32_t kNoMemory = nt(0xC0000017);
 inline constexpr int32_t kBufferTooSmall = nt(0xC0000023);
 inline constexpr int32_t kSharingViolation = nt(0xC0000043);
+inline constexpr int32_t kAddressAlreadyExists = nt(0xC000020A);
 inline constexpr int32_t kInsufficientResources = nt(0xC000009A);
 inline constexpr int32_t kIoTimeout = nt(0xC00000B5);
 inline constexpr int32_t kNotSupported = nt(0xC00000BB);

@@ -23,7 +23,7 @@
 //   QueueDoorbell::producer      provider     device     after the WQE bytes (release)
 //   QueueDoorbell::consumer      device       provider   after the device copied the WQE
 //   CQE slots (incl. owner)      device       provider   owner byte stored last (release)
-//   CqDoorbell::consumer         provider     device     overflow detection only
+//   CqDoorbell::consumer         provider     device     overflow detection; kResizeCq
 //   CqDoorbell::arm_*            provider     device     arm_sequence stored last (release)
 //   EQE slots (incl. owner)      device       provider   owner byte stored last (release)
 //   EqDoorbell::consumer         provider     device     overflow detection only
@@ -467,6 +467,8 @@ enum class CommandOpcode : uint16_t {
     kDisconnect = 0x67,
     kCloseConnection = 0x68,
     kQueryConnection = 0x69,
+    kCreateSharedEndpoint = 0x6a,  // ListenRequest -> ListenResponse (listener = endpoint id)
+    kCloseSharedEndpoint = 0x6b,
 };
 
 struct CommandHeader {
@@ -537,6 +539,22 @@ struct ObjectResponse {
 };
 
 // ---- kCreateCq / kResizeCq
+//
+// kResizeCq hands the CQ a NEW allocation (doorbell record + ring, as for kCreateCq) and
+// carries every queued CQE over. Contract:
+//   - before sending it, the provider stops polling and arming the CQ and publishes its
+//     exact consumer count in the old CqDoorbell::consumer; it keeps both stopped until
+//     it has switched to the new allocation;
+//   - the device, with CQE writes to this CQ stopped, services an arm still pending in
+//     the old record, takes C = old consumer and its own producer P, and writes CQEs
+//     C .. P-1 into the new ring at the SAME free-running counts (slot = count mod new
+//     entries, owner bit of the new depth; every other slot holds the stale owner bit
+//     for its next count). The new record starts with consumer = C and the old
+//     arm_type / arm_sequence, so counts and the arm sequence simply continue;
+//   - the response carries the new allocation; the old one is gone once the device
+//     answers (the provider unmaps its view and never touches it again);
+//   - depth < P - C: STATUS_BUFFER_OVERFLOW and nothing changes; a C outside
+//     [P - old entries, P]: STATUS_INVALID_PARAMETER, nothing changes.
 struct CreateCqRequest {
     CommandHeader header;
     uint32_t depth;
@@ -550,13 +568,19 @@ struct CreateCqResponse {
     QueueLayout layout;
 };
 
-// ---- kModerateCq (NdkControlCqInterruptModeration)
+// ---- kModerateCq (NdkControlCqInterruptModeration) -> ObjectResponse
+// Event moderation of an armed CQ, as mlx5's cq_max_count / cq_period: an ANY arm's
+// kCompletion EQE is written once `count` successful CQEs arrived since arming, or
+// `interval_us` after the first of them, whichever comes first. count 0 = no count
+// trigger, interval_us 0 = no timer; 0/0 (the default) or count 1 = one EQE per CQE.
+// Error CQEs, SOLICITED arms and an arm that fires at once are never delayed. The
+// provider maps NDK's MAXULONG / "count > depth" conventions onto these values.
 struct ModerateCqRequest {
     CommandHeader header;
     uint32_t cq;
     uint32_t interval_us;
     uint32_t count;
-    uint32_t reserved;
+    uint32_t reserved;  // 0
 };
 
 // ---- kCreateQp
@@ -662,6 +686,10 @@ struct ConnectRequest {
     uint32_t inbound_read_limit;
     uint32_t outbound_read_limit;
     uint32_t private_data_bytes;
+    // Non-zero: connect from this shared endpoint's address (source is ignored);
+    // several connections may share it, each to a different peer address.
+    uint32_t shared_endpoint;
+    uint32_t reserved;
     WireSockaddr source;
     WireSockaddr destination;
     uint8_t private_data[kMaxPrivateData];

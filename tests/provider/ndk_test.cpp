@@ -133,10 +133,16 @@ void connect(Side &client, Side &server, ConnectOptions o) {
     SOCKADDR_STORAGE src = any;
     SOCKADDR_STORAGE dst = bound;
     Done connected;
-    const NTSTATUS cs = client.connector->Dispatch->NdkConnect(
-        client.connector, client.qp, reinterpret_cast<PSOCKADDR>(&src), addr_len,
-        reinterpret_cast<PSOCKADDR>(&dst), addr_len, 4, 4, o.caller_data.data(),
-        static_cast<ULONG>(o.caller_data.size()), Done::request, &connected);
+    const NTSTATUS cs =
+        o.shared_endpoint != nullptr
+            ? client.connector->Dispatch->NdkConnectWithSharedEndpoint(
+                  client.connector, client.qp, o.shared_endpoint, reinterpret_cast<PSOCKADDR>(&dst),
+                  addr_len, 4, 4, o.caller_data.data(), static_cast<ULONG>(o.caller_data.size()),
+                  Done::request, &connected)
+            : client.connector->Dispatch->NdkConnect(
+                  client.connector, client.qp, reinterpret_cast<PSOCKADDR>(&src), addr_len,
+                  reinterpret_cast<PSOCKADDR>(&dst), addr_len, 4, 4, o.caller_data.data(),
+                  static_cast<ULONG>(o.caller_data.size()), Done::request, &connected);
     REQUIRE((cs == STATUS_PENDING || cs == STATUS_SUCCESS));
 
     REQUIRE(state.event.wait());
@@ -163,9 +169,15 @@ void connect(Side &client, Side &server, ConnectOptions o) {
     REQUIRE(peer_len == addr_len);
 
     Done accepted;
-    const NTSTATUS as = sc->Dispatch->NdkAccept(
-        sc, server.qp, 4, 4, o.callee_data.data(), static_cast<ULONG>(o.callee_data.size()),
-        o.server_disconnect, o.server_disconnect_context, Done::request, &accepted);
+    const NTSTATUS as =
+        o.server_disconnect_ex != nullptr
+            ? sc->Dispatch->NdkAcceptEx(sc, server.qp, 4, 4, o.callee_data.data(),
+                                        static_cast<ULONG>(o.callee_data.size()),
+                                        o.server_disconnect_ex, o.server_disconnect_context,
+                                        Done::request, &accepted)
+            : sc->Dispatch->NdkAccept(sc, server.qp, 4, 4, o.callee_data.data(),
+                                      static_cast<ULONG>(o.callee_data.size()), o.server_disconnect,
+                                      o.server_disconnect_context, Done::request, &accepted);
     REQUIRE((as == STATUS_PENDING || as == STATUS_SUCCESS));
 
     REQUIRE(finish(cs, connected) == STATUS_SUCCESS);
@@ -184,10 +196,14 @@ void connect(Side &client, Side &server, ConnectOptions o) {
     if (o.seen_by_client != nullptr) *o.seen_by_client = data;
 
     Done completed;
-    REQUIRE(
-        finish(cc->Dispatch->NdkCompleteConnect(
-                   cc, o.client_disconnect, o.client_disconnect_context, Done::request, &completed),
-               completed) == STATUS_SUCCESS);
+    const NTSTATUS complete =
+        o.client_disconnect_ex != nullptr
+            ? cc->Dispatch->NdkCompleteConnectEx(cc, o.client_disconnect_ex,
+                                                 o.client_disconnect_context, Done::request,
+                                                 &completed)
+            : cc->Dispatch->NdkCompleteConnect(cc, o.client_disconnect, o.client_disconnect_context,
+                                               Done::request, &completed);
+    REQUIRE(finish(complete, completed) == STATUS_SUCCESS);
     REQUIRE(finish(as, accepted) == STATUS_SUCCESS);
 }
 

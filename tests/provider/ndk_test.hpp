@@ -81,6 +81,9 @@ inline NDK_FN_CLOSE_OBJECT close_fn(NDK_SRQ *o) {
 inline NDK_FN_CLOSE_OBJECT close_fn(NDK_CONNECTOR *o) {
     return o->Dispatch->NdkCloseConnector;
 }
+inline NDK_FN_CLOSE_OBJECT close_fn(NDK_SHARED_ENDPOINT *o) {
+    return o->Dispatch->NdkCloseSharedEndpoint;
+}
 inline NDK_FN_CLOSE_OBJECT close_fn(NDK_LISTENER *o) {
     return o->Dispatch->NdkCloseListener;
 }
@@ -206,6 +209,11 @@ struct ConnectOptions {
     void *client_disconnect_context = nullptr;
     NDK_FN_DISCONNECT_EVENT_CALLBACK server_disconnect = nullptr;
     void *server_disconnect_context = nullptr;
+    // Set: NdkCompleteConnectEx / NdkAcceptEx (2.1) with these callbacks instead.
+    NDK_FN_DISCONNECT_EVENT_CALLBACK_EX client_disconnect_ex = nullptr;
+    NDK_FN_DISCONNECT_EVENT_CALLBACK_EX server_disconnect_ex = nullptr;
+    // Set: the client connects through NdkConnectWithSharedEndpoint.
+    NDK_SHARED_ENDPOINT *shared_endpoint = nullptr;
     std::vector<unsigned char> *seen_by_server = nullptr;  // caller data as the server saw it
     std::vector<unsigned char> *seen_by_client = nullptr;
     ULONG *server_rds = nullptr;

@@ -18,10 +18,12 @@ TEST_CASE("attach reports the profile's limits and a valid control page", "[devi
     CHECK(d.control->magic == hw::kControlPageMagic);
     CHECK(d.control->abi_version == hw::kAbiVersion);
     CHECK(d.limits.max_send_sge == dev->limits().max_send_sge);
-    CHECK(d.limits.ndk_version_major == 1);
-    CHECK(d.limits.ndk_version_minor == 2);
+    CHECK(d.limits.ndk_version_major == 2);
+    CHECK(d.limits.ndk_version_minor == 1);
     CHECK((d.limits.adapter_flags & status::kAdapterFlagReadLocalInvalidate) != 0);
     CHECK((d.limits.adapter_flags & status::kAdapterFlagInOrderDma) == 0);
+    CHECK((d.limits.adapter_flags & status::kAdapterFlagCqModeration) != 0);
+    CHECK((d.limits.adapter_flags & status::kAdapterFlagCqResize) != 0);
     CHECK(d.limits.max_srq_depth > 0);
     CHECK(d.limits.rdma_technology == status::kTechnologyRoceV2);
     CHECK(dev->context_count() == 1);
@@ -65,9 +67,9 @@ TEST_CASE("attach refuses a wrong ABI, adapter or NDK version", "[device][attach
         CHECK(raw_execute(*f.dev, kNoContext, &rq, sizeof(rq), &rs, sizeof(rs)) ==
               status::kInvalidParameter);
     }
-    SECTION("NDK 2.0 is not claimed") {
+    SECTION("NDK 2.2 is not claimed") {
         rq.ndk_major = 2;
-        rq.ndk_minor = 0;
+        rq.ndk_minor = 2;
         CHECK(raw_execute(*f.dev, kNoContext, &rq, sizeof(rq), &rs, sizeof(rs)) ==
               status::kBadVersion);
     }
@@ -100,8 +102,7 @@ TEST_CASE("malformed commands are refused with the documented status", "[device]
         CHECK(raw_execute(*f.dev, ctx, &rq, sizeof(rq), &rs, 4) == status::kBufferTooSmall);
     }
     SECTION("commands not built yet") {
-        for (auto op : {hw::CommandOpcode::kResizeCq, hw::CommandOpcode::kModerateCq,
-                        static_cast<hw::CommandOpcode>(0x99)}) {
+        for (auto op : {static_cast<hw::CommandOpcode>(0x99)}) {
             rq.header = Driver::header<hw::ObjectRequest>(op);
             CHECK(raw_execute(*f.dev, ctx, &rq, sizeof(rq), &rs, sizeof(rs)) ==
                   status::kNotSupported);

@@ -1,0 +1,205 @@
+// NdkResizeCq and NdkControlCqInterruptModeration through the public CQ table, with
+// completions produced by a real connection (embedded and daemon mode).
+#include <thread>
+
+#include "ndk_test.hpp"
+
+using namespace ndktest;
+using namespace std::chrono_literals;
+
+namespace {
+
+struct Pair {
+    Wsk wsk;
+    Side client{wsk};
+    Side server{wsk};
+    Pair() { connect(client, server); }
+
+    // One signaled 8-byte RDMA WRITE from the client: one completion on client.cq.
+    void write(intptr_t context) {
+        NDK_SGE s = client.sge(0, 8);
+        REQUIRE(client.qp->Dispatch->NdkWrite(client.qp, reinterpret_cast<void *>(context), &s, 1,
+                                              server.remote_address(0), server.rtoken,
+                                              0) == STATUS_SUCCESS);
+    }
+    NTSTATUS resize(ULONG depth) {
+        Done done;
+        const NTSTATUS s = client.cq->Dispatch->NdkResizeCq(client.cq, depth, Done::request, &done);
+        CHECK(s != STATUS_PENDING);  // built synchronously: no completion either
+        CHECK(done.calls() == 0);
+        return s;
+    }
+    NTSTATUS moderate(ULONG interval_us, ULONG count) {
+        return client.cq->Dispatch->NdkControlCqInterruptModeration(client.cq, interval_us, count);
+    }
+    void arm() { client.cq->Dispatch->NdkArmCq(client.cq, NDK_CQ_NOTIFY_ANY); }
+    bool wait_notifications(int n, std::chrono::milliseconds limit = 2000ms) {
+        const auto end = std::chrono::steady_clock::now() + limit;
+        while (client.notifications.load() < n) {
+            if (std::chrono::steady_clock::now() > end) return false;
+            std::this_thread::sleep_for(100us);
+        }
+        return true;
+    }
+    ULONG poll_now(NDK_RESULT_EX *out, ULONG n) {
+        return client.cq->Dispatch->NdkGetCqResultsEx(client.cq, out, n);
+    }
+};
+
+}  // namespace
+
+TEST_CASE("NdkResizeCq keeps queued completions in order and checks its depth",
+          "[provider][cq][device]") {
+    Pair p;
+    // Three completions queued, each known to be there: its arm fired.
+    for (int i = 0; i < 3; ++i) {
+        p.arm();
+        p.write(i);
+        REQUIRE(p.wait_notifications(i + 1));
+    }
+    const ULONG max_depth = p.client.info.MaxCqDepth;
+    CHECK(p.resize(0) == STATUS_INVALID_PARAMETER);
+    CHECK(p.resize(max_depth + 1) == STATUS_INVALID_PARAMETER);
+    // Shrinking below what is queued would lose completions (NDSPI: BUFFER_OVERFLOW).
+    CHECK(p.resize(2) == STATUS_BUFFER_OVERFLOW);
+    CHECK(p.resize(3) == STATUS_SUCCESS);
+    CHECK(p.resize(1024) == STATUS_SUCCESS);
+    NDK_RESULT_EX r[4]{};
+    REQUIRE(p.poll_now(r, 4) == 3);
+    for (int i = 0; i < 3; ++i) {
+        CHECK(r[i].Status == STATUS_SUCCESS);
+        CHECK(r[i].Type == NdkOperationTypeWrite);
+        CHECK(r[i].RequestContext == reinterpret_cast<void *>(intptr_t(i)));
+    }
+    CHECK(p.poll_now(r, 4) == 0);
+    // The resized CQ goes on: completions and notifications after the switch.
+    p.arm();
+    p.write(3);
+    const NDK_RESULT_EX last = p.client.poll_one();
+    CHECK(last.Status == STATUS_SUCCESS);
+    CHECK(last.RequestContext == reinterpret_cast<void *>(intptr_t(3)));
+    CHECK(p.wait_notifications(4));
+}
+
+TEST_CASE("NdkResizeCq while completions arrive loses and reorders nothing",
+          "[provider][cq][device]") {
+    Pair p;
+    constexpr int kTotal = 200;
+    constexpr int kWindow = 16;  // never more queued than the smallest depth below
+    std::atomic<int> completed{0};
+    std::atomic<bool> post_failed{false};
+    std::thread poster([&] {
+        const auto end = std::chrono::steady_clock::now() + kTimeout;
+        for (int i = 0; i < kTotal && std::chrono::steady_clock::now() < end;) {
+            if (i - completed.load() >= kWindow) {
+                std::this_thread::yield();
+                continue;
+            }
+            NDK_SGE s = p.client.sge(0, 8);
+            if (p.client.qp->Dispatch->NdkWrite(p.client.qp, reinterpret_cast<void *>(intptr_t(i)),
+                                                &s, 1, p.server.remote_address(0), p.server.rtoken,
+                                                0) != STATUS_SUCCESS) {
+                post_failed = true;
+                return;
+            }
+            ++i;
+        }
+    });
+    int resizes = 0, bad_resizes = 0, out_of_order = 0;
+    std::vector<NDK_RESULT_EX> r(kWindow);
+    const auto end = std::chrono::steady_clock::now() + kTimeout;
+    while (completed.load() < kTotal && !post_failed && std::chrono::steady_clock::now() < end) {
+        const ULONG n = p.poll_now(r.data(), kWindow);
+        for (ULONG i = 0; i < n; ++i) {
+            if (r[i].Status != STATUS_SUCCESS ||
+                r[i].RequestContext != reinterpret_cast<void *>(intptr_t(completed.load())))
+                ++out_of_order;
+            ++completed;
+        }
+        // Alternate a small and a large ring while the device keeps writing CQEs.
+        if (resizes < 100) {
+            bad_resizes += p.resize(resizes % 2 == 0 ? 32 : 600) != STATUS_SUCCESS;
+            ++resizes;
+        }
+    }
+    poster.join();
+    CHECK_FALSE(post_failed);
+    CHECK(completed.load() == kTotal);
+    CHECK(out_of_order == 0);
+    CHECK(bad_resizes == 0);
+    CHECK(resizes > 0);
+    NDK_RESULT_EX extra{};
+    CHECK(p.poll_now(&extra, 1) == 0);  // nothing twice
+}
+
+TEST_CASE("NdkControlCqInterruptModeration: parameters", "[provider][cq][device]") {
+    Pair p;
+    CHECK((p.client.info.AdapterFlags & NDK_ADAPTER_FLAG_CQ_INTERRUPT_MODERATION_SUPPORTED) != 0);
+    const ULONG depth = 512;  // Side's CQ
+    // Neither trigger could ever fire.
+    CHECK(p.moderate(MAXULONG, MAXULONG) == STATUS_INVALID_PARAMETER_MIX);
+    CHECK(p.moderate(MAXULONG, depth + 1) == STATUS_INVALID_PARAMETER_MIX);
+    CHECK(p.moderate(MAXULONG, depth) == STATUS_SUCCESS);
+    CHECK(p.moderate(0, 0) == STATUS_SUCCESS);
+    CHECK(p.moderate(20, MAXULONG) == STATUS_SUCCESS);  // what M uses
+    CHECK(p.moderate(100, 1) == STATUS_SUCCESS);
+    CHECK(p.moderate(0, MAXULONG) == STATUS_SUCCESS);
+    // "count > depth" follows NdkResizeCq.
+    REQUIRE(p.resize(2048) == STATUS_SUCCESS);
+    CHECK(p.moderate(MAXULONG, depth + 1) == STATUS_SUCCESS);
+    REQUIRE(p.resize(64) == STATUS_SUCCESS);
+    CHECK(p.moderate(MAXULONG, 65) == STATUS_INVALID_PARAMETER_MIX);
+}
+
+TEST_CASE("NdkControlCqInterruptModeration: the count holds the notification back",
+          "[provider][cq][device]") {
+    Pair p;
+    REQUIRE(p.moderate(MAXULONG, 4) == STATUS_SUCCESS);  // count alone
+    p.arm();
+    for (int i = 0; i < 3; ++i) {
+        p.write(i);
+        CHECK(p.client.poll_one().Status == STATUS_SUCCESS);
+    }
+    // Without moderation the first completion would have notified by now.
+    std::this_thread::sleep_for(50ms);
+    CHECK(p.client.notifications.load() == 0);
+    p.write(3);
+    CHECK(p.client.poll_one().Status == STATUS_SUCCESS);
+    CHECK(p.wait_notifications(1));
+    // Off again: one notification per arm and completion, as by default.
+    REQUIRE(p.moderate(0, 0) == STATUS_SUCCESS);
+    p.arm();
+    p.write(4);
+    CHECK(p.client.poll_one().Status == STATUS_SUCCESS);
+    CHECK(p.wait_notifications(2));
+}
+
+namespace {
+struct NotifiedAt {
+    std::atomic<std::chrono::steady_clock::rep> when{0};
+    static void on(PVOID ctx, NTSTATUS) {
+        auto *self = static_cast<NotifiedAt *>(ctx);
+        if (self->when.load() == 0)
+            self->when = std::chrono::steady_clock::now().time_since_epoch().count();
+    }
+};
+}  // namespace
+
+TEST_CASE("NdkControlCqInterruptModeration: the interval notifies after the first completion",
+          "[provider][cq][device]") {
+    Pair p;
+    NotifiedAt at;
+    p.client.on_notify_context = &at;
+    p.client.on_notify = NotifiedAt::on;
+    REQUIRE(p.moderate(20000, MAXULONG) == STATUS_SUCCESS);  // 20 ms, interval alone
+    p.arm();
+    const auto start = std::chrono::steady_clock::now();
+    p.write(0);  // the device's timer starts at this completion, after `start`
+    CHECK(p.client.poll_one().Status == STATUS_SUCCESS);
+    REQUIRE(p.wait_notifications(1));
+    p.client.on_notify = nullptr;
+    const std::chrono::steady_clock::time_point notified{
+        std::chrono::steady_clock::duration(at.when.load())};
+    CHECK(notified - start >= 15ms);
+    CHECK(p.client.notifications.load() == 1);
+}
