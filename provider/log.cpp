@@ -4,7 +4,6 @@
 
 #include <cstdlib>
 #include <mutex>
-#include <set>
 #include <string>
 
 namespace softndk::provider {
@@ -19,16 +18,6 @@ spdlog::logger &log() {
         return l;
     }();
     return *logger;
-}
-
-void log_once(const char *what) {
-    static std::mutex mutex;
-    static std::set<const char *> seen;
-    {
-        std::lock_guard lock(mutex);
-        if (!seen.insert(what).second) return;
-    }
-    log().warn("{} is not implemented yet (returns STATUS_NOT_SUPPORTED or does nothing)", what);
 }
 
 }  // namespace softndk::provider

@@ -12,8 +12,4 @@ namespace softndk::provider {
 
 spdlog::logger &log();
 
-// Logs `what` at warn level the first time it is called with that address
-// (used by the not-yet-built slots, so a consumer learns once, not per call).
-void log_once(const char *what);
-
 }  // namespace softndk::provider

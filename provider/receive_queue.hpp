@@ -65,7 +65,9 @@ class ReceiveQueue {
         if (outstanding() >= depth()) return STATUS_INSUFFICIENT_RESOURCES;
         const auto slot = ring_.reserve(1);
         if (!slot) return STATUS_INSUFFICIENT_RESOURCES;
-        alignas(64) hw::DataSegment segments[hw::kMaxWqeSegments] = {};
+        // One slot's worth, not kMaxWqeSegments: this runs for every receive.
+        alignas(64) hw::DataSegment segments[hw::kMaxWqeSegments];
+        std::memset(segments, 0, ring_.entry_bytes());
         for (ULONG i = 0; i < n; ++i) {
             segments[i].byte_count = sgl[i].Length;
             segments[i].local_token = sgl[i].MemoryRegionToken;

@@ -1,12 +1,11 @@
 // slots.hpp - which of the 70 NDKPI dispatch slots the provider implements.
 //
-// This table is the single source of truth for the status table in
-// provider/README.md (the `softndk_provider_slots` tool prints it as
-// Markdown) and for the tests: tests/provider checks that every table has as
-// many entries here as its struct has slots, and that every slot marked
-// kNotBuilt answers STATUS_NOT_SUPPORTED (or 0 / nothing for VOID and UINT32
-// slots) through the public dispatch table. Mark a slot kBuilt in the same
-// change that implements it.
+// This table is the single source of truth for the coverage table in
+// provider/README.md (the `softndk_provider_slots` tool prints it as Markdown,
+// with the test files that call each slot; a CTest keeps the README current).
+// Every slot is built today. A slot added by a future NDK version starts as
+// kNotBuilt, answers STATUS_NOT_SUPPORTED (0 / nothing for UINT32 and VOID
+// slots) and is marked kBuilt in the same change that implements it.
 #pragma once
 
 #include <array>
@@ -114,23 +113,6 @@ constexpr size_t slot_count(std::string_view table) {
     for (const Slot &s : kSlots)
         n += s.table == table ? 1 : 0;
     return n;
-}
-
-// Index of the slot in kSlots, or kSlots.size() if there is none. (Indices,
-// not pointers: UBSan's pointer checks make pointer compares non-constant.)
-constexpr size_t find_slot(std::string_view table, std::string_view name) {
-    for (size_t i = 0; i < kSlots.size(); ++i)
-        if (kSlots[i].table == table && kSlots[i].name == name) return i;
-    return kSlots.size();
-}
-
-constexpr bool slot_exists(std::string_view table, std::string_view name) {
-    return find_slot(table, name) < kSlots.size();
-}
-
-constexpr bool slot_built(std::string_view table, std::string_view name) {
-    const size_t i = find_slot(table, name);
-    return i < kSlots.size() && kSlots[i].status == SlotStatus::kBuilt;
 }
 
 }  // namespace softndk::provider

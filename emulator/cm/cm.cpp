@@ -228,25 +228,24 @@ int32_t ConnectionManager::close_listener(uint32_t context, uint32_t listener) {
     return status::kSuccess;
 }
 
+bool ConnectionManager::resolve_local(Endpoint &ep, bool v4) const {
+    if (!ep.any) return device_.owns_address(ep.ip);
+    for (const auto &a : device_.config().addresses) {
+        if (a.is_v4() == v4) {
+            ep.ip = a;
+            ep.any = false;
+            return true;
+        }
+    }
+    return false;
+}
+
 int32_t ConnectionManager::create_shared_endpoint(uint32_t context, const hw::WireSockaddr &address,
                                                   uint32_t &endpoint, hw::WireSockaddr &bound) {
     auto ep = parse_sockaddr(address);
     if (!ep) return status::kInvalidAddress;
     // Connections leave from one address: a wildcard picks the adapter's first one.
-    if (ep->any) {
-        bool found = false;
-        for (const auto &a : device_.config().addresses) {
-            if (a.is_v4() == ep->v4) {
-                ep->ip = a;
-                found = true;
-                break;
-            }
-        }
-        if (!found) return status::kInvalidAddress;
-        ep->any = false;
-    } else if (!device_.owns_address(ep->ip)) {
-        return status::kInvalidAddress;
-    }
+    if (!resolve_local(*ep, ep->v4)) return status::kInvalidAddress;
     std::lock_guard lock(mutex_);
     if (ep->port == 0) {
         auto port = ephemeral_port(*ep);
@@ -299,22 +298,8 @@ int32_t ConnectionManager::connect(uint32_t context, const hw::ConnectRequest &r
     if (!dst || dst->any || dst->port == 0 || !src || src->v4 != dst->v4) {
         return status::kInvalidAddress;
     }
-    if (rq.shared_endpoint != 0) {
-        // Resolved above: the endpoint's own address and port.
-    } else if (src->any) {
-        bool found = false;
-        for (const auto &a : device_.config().addresses) {
-            if (a.is_v4() == dst->v4) {
-                src->ip = a;
-                found = true;
-                break;
-            }
-        }
-        if (!found) return status::kInvalidAddress;
-        src->any = false;
-    } else if (!device_.owns_address(src->ip)) {
-        return status::kInvalidAddress;
-    }
+    // A shared endpoint's address was resolved when it was created.
+    if (rq.shared_endpoint == 0 && !resolve_local(*src, dst->v4)) return status::kInvalidAddress;
     auto qp = device_.find_qp(context, rq.qp);
     if (!qp) return status::kInvalidParameter;
     std::lock_guard lock(mutex_);

@@ -124,6 +124,9 @@ class ConnectionManager {
     };
 
     bool endpoint_in_use(const Endpoint &ep) const;
+    // An address of this adapter: true if `ep` names one, or is a wildcard, which
+    // becomes the adapter's first address of the family.
+    bool resolve_local(Endpoint &ep, bool v4) const;
     std::optional<uint16_t> ephemeral_port(const Endpoint &ep);
     Connection *owned(uint32_t context, uint32_t id);
     Message message_for(uint32_t id, const Connection &c, MessageType type) const;

@@ -378,13 +378,7 @@ struct Commands {
         srq->ring->acquire_producer();
         rs.queued = srq->ring->available();
         // Armed below the current level: the one-shot event fires at once (NDK ModifySrq).
-        if (srq->limit != 0 && rs.queued < srq->limit) {
-            srq->limit = 0;
-            hw::Eqe e{};
-            e.type = static_cast<uint8_t>(hw::EqeType::kSrqLimit);
-            e.object = srq->number;
-            d.post_event(srq->context, e);
-        }
+        if (srq->take_limit_event()) d.post_event(srq->context, srq->limit_event());
         rs.memory = srq->memory->handle();
         rs.layout = srq->layout;
         return status::kSuccess;
@@ -411,14 +405,14 @@ struct Commands {
     }
 
     // ---- memory regions
-    static int32_t alloc_mr(Device &d, uint32_t &ctx, const hw::ObjectRequest &rq,
-                            hw::ObjectResponse &rs) {
+    // An MPT entry of `type` in PD rq.object, owned by the context (MRs and windows).
+    static int32_t alloc_key(Device &d, uint32_t ctx, const hw::ObjectRequest &rq, MptType type,
+                             hw::ObjectResponse &rs) {
         auto c = d.find_context(ctx);
         std::unique_lock lock(d.objects_mutex_);
         auto pd = d.pds_.find(rq.object);
         if (!c || pd == d.pds_.end() || pd->second.context != ctx) return status::kInvalidParameter;
-        const auto r =
-            d.mpt_.allocate(rq.reserved == 1 ? MptType::kFastRegMr : MptType::kMr, rq.object);
+        const auto r = d.mpt_.allocate(type, rq.object);
         if (!r.ok()) return key_status_to_nt(r.status);
         const uint32_t index = hw::token_index(r.token);
         d.mpt_owners_[index] = Device::MptOwner{ctx, rq.object};
@@ -429,23 +423,17 @@ struct Commands {
         return status::kSuccess;
     }
 
+    // ObjectRequest::reserved = 1: a fast-register MR.
+    static int32_t alloc_mr(Device &d, uint32_t &ctx, const hw::ObjectRequest &rq,
+                            hw::ObjectResponse &rs) {
+        return alloc_key(d, ctx, rq, rq.reserved == 1 ? MptType::kFastRegMr : MptType::kMr, rs);
+    }
+
+    // ObjectRequest::reserved = the window type, 1 or 2.
     static int32_t alloc_mw(Device &d, uint32_t &ctx, const hw::ObjectRequest &rq,
                             hw::ObjectResponse &rs) {
         if (rq.reserved != 1 && rq.reserved != 2) return status::kInvalidParameter;
-        auto c = d.find_context(ctx);
-        std::unique_lock lock(d.objects_mutex_);
-        auto pd = d.pds_.find(rq.object);
-        if (!c || pd == d.pds_.end() || pd->second.context != ctx) return status::kInvalidParameter;
-        const auto r =
-            d.mpt_.allocate(rq.reserved == 1 ? MptType::kMwType1 : MptType::kMwType2, rq.object);
-        if (!r.ok()) return key_status_to_nt(r.status);
-        const uint32_t index = hw::token_index(r.token);
-        d.mpt_owners_[index] = Device::MptOwner{ctx, rq.object};
-        ++pd->second.users;
-        c->mrs.insert(index);
-        rs.object = index;
-        rs.token = r.token;
-        return status::kSuccess;
+        return alloc_key(d, ctx, rq, rq.reserved == 1 ? MptType::kMwType1 : MptType::kMwType2, rs);
     }
 
     static int32_t init_fast_reg_mr(Device &d, uint32_t &ctx, const hw::InitFastRegMrRequest &rq,

@@ -39,6 +39,20 @@ class Srq {
     std::optional<RqConsumer> ring;
     uint32_t max_sge;
     uint32_t limit = 0;  // armed when non-zero
+
+    // The one-shot limit event (mutex held): true, and disarmed, if armed and fewer
+    // than `limit` receives are queued. The caller posts limit_event().
+    bool take_limit_event() {
+        if (limit == 0 || ring->available() >= limit) return false;
+        limit = 0;
+        return true;
+    }
+    hw::Eqe limit_event() const {
+        hw::Eqe e{};
+        e.type = static_cast<uint8_t>(hw::EqeType::kSrqLimit);
+        e.object = number;
+        return e;
+    }
 };
 
 }  // namespace softndk::emu

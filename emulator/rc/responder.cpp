@@ -71,13 +71,7 @@ bool fetch_recv(Qp &qp) {
         std::lock_guard lock(srq.mutex);
         if (!take_recv(qp, *srq.ring, srq.max_sge, recv)) return false;
         recv.from_srq = true;
-        if (srq.limit != 0 && srq.ring->available() < srq.limit) {
-            srq.limit = 0;  // one-shot
-            hw::Eqe e{};
-            e.object = srq.number;
-            e.type = static_cast<uint8_t>(hw::EqeType::kSrqLimit);
-            qp.device.post_event(srq.context, e);
-        }
+        if (srq.take_limit_event()) qp.device.post_event(srq.context, srq.limit_event());
     } else if (!take_recv(qp, *s.rq, qp.max_recv_sge, recv)) {
         return false;
     }
