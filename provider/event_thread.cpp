@@ -80,10 +80,18 @@ void Adapter::dispatch(const hw::Eqe &eqe) {
                 cq->release();
             }
             return;
-        case hw::EqeType::kQpFatal:
-            log().warn("{}: qp#{} failed (syndrome {:#x})", name(), eqe.object,
-                       static_cast<uint32_t>(eqe.status));
+        case hw::EqeType::kQpFatal: {
+            // NDK has no QP event callback. The consumer learns of this through its
+            // queues: everything pending or posted later completes STATUS_CANCELLED
+            // with this cause as ProviderErrorCode (the device puts it on each
+            // flushed CQE), and the peer's request that caused it fails.
+            const auto cause = static_cast<hw::Syndrome>(eqe.data0);
+            log().warn("{}: qp#{} failed on an incoming request ({:#x}, {:#x} to the peer); "
+                       "its requests complete STATUS_CANCELLED with ProviderErrorCode {:#x}",
+                       name(), eqe.object, static_cast<unsigned>(cause),
+                       static_cast<uint32_t>(syndrome_status(cause)), static_cast<unsigned>(cause));
             return;
+        }
         case hw::EqeType::kSrqLimit:
             if (Srq *srq = find_hold(srqs, eqe.object)) {
                 srq->limit_reached();

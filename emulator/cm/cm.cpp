@@ -20,6 +20,15 @@ bool is_unspecified(const Endpoint &ep) {
     return ep.v4 ? ep.ip == any4 : ep.ip == wire::IpAddr{};
 }
 
+// Multicast (224.0.0.0/4, ff00::/8) or the IPv4 limited broadcast: never the
+// destination of a connection.
+bool is_group_address(const wire::IpAddr &ip) {
+    if (ip.is_v4()) {
+        return (ip.bytes[12] & 0xF0) == 0xE0 || ip == wire::IpAddr::v4(255, 255, 255, 255);
+    }
+    return ip.bytes[0] == 0xFF;
+}
+
 spdlog::logger &log() {
     return logger(Component::kCm);
 }
@@ -298,8 +307,14 @@ int32_t ConnectionManager::connect(uint32_t context, const hw::ConnectRequest &r
     if (!dst || dst->any || dst->port == 0 || !src || src->v4 != dst->v4) {
         return status::kInvalidAddress;
     }
+    // No unicast route to a group address, as a TCP connect() to one fails with
+    // ENETUNREACH; and a wildcard source of a family the adapter has no address of
+    // has no network to leave through.
+    if (is_group_address(dst->ip)) return status::kNetworkUnreachable;
     // A shared endpoint's address was resolved when it was created.
-    if (rq.shared_endpoint == 0 && !resolve_local(*src, dst->v4)) return status::kInvalidAddress;
+    if (rq.shared_endpoint == 0 && !resolve_local(*src, dst->v4)) {
+        return src->any ? status::kNetworkUnreachable : status::kInvalidAddress;
+    }
     auto qp = device_.find_qp(context, rq.qp);
     if (!qp) return status::kInvalidParameter;
     std::lock_guard lock(mutex_);

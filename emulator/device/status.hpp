@@ -35,6 +35,7 @@ inline constexpr int32_t kTooManyAddresses = nt(0xC0000209);
 inline constexpr int32_t kConnectionRefused = nt(0xC0000236);
 inline constexpr int32_t kConnectionInvalid = nt(0xC000023A);
 inline constexpr int32_t kConnectionActive = nt(0xC000023B);
+inline constexpr int32_t kNetworkUnreachable = nt(0xC000023C);
 inline constexpr int32_t kHostUnreachable = nt(0xC000023D);
 inline constexpr int32_t kConnectionAborted = nt(0xC0000241);
 inline constexpr int32_t kDeviceRemoved = nt(0xC00002B6);

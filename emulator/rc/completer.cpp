@@ -197,7 +197,7 @@ void complete_in_order(Qp &qp) {
             r.wqes.pop_front();
             if (r.send_index != 0) --r.send_index;
             complete_send(qp, failed, failed.error, failed.vendor);
-            enter_error(qp, "work request failed");
+            enter_error(qp, "work request failed", failed.error);
             return;
         }
         if (!w.started) break;

@@ -165,6 +165,11 @@ class Qp {
     uint32_t max_send_segments = 0;  // largest segment_count a WQE may have
 
     QpState state = QpState::kReset;
+    // What moved the QP to ERROR (set once, on the way in). Every CQE flushed after
+    // that carries it as vendor_syndrome (NDK ProviderErrorCode), so a consumer whose
+    // requests come back STATUS_CANCELLED can still tell why: NDK has no QP event.
+    // kWorkRequestFlushed: the QP was flushed on purpose (disconnect, flush, close).
+    hw::Syndrome error_cause = hw::Syndrome::kWorkRequestFlushed;
     bool destroyed = false;
     std::optional<SteadyTime> timer_at;  // earliest entry for this QP in the device timer queue
     uint32_t connection = 0;             // CM connection id bound to this QP (0: none)

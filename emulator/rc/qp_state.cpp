@@ -68,9 +68,10 @@ void complete_recv(Qp &qp, uint16_t slot, hw::Syndrome syndrome, uint32_t bytes,
 
 void flush_queues(Qp &qp) {
     Requester &r = qp.req;
+    const auto cause = static_cast<uint32_t>(qp.error_cause);
     // SQ: everything fetched, then whatever is still in the ring.
     while (!r.wqes.empty()) {
-        complete_send(qp, r.wqes.front(), hw::Syndrome::kWorkRequestFlushed);
+        complete_send(qp, r.wqes.front(), hw::Syndrome::kWorkRequestFlushed, cause);
         r.wqes.pop_front();
     }
     r.send_index = 0;
@@ -93,7 +94,7 @@ void flush_queues(Qp &qp) {
             w.index = ctrl.wqe_index;
             w.opcode = ctrl.opcode;
             w.flags = ctrl.flags;
-            complete_send(qp, w, hw::Syndrome::kWorkRequestFlushed);
+            complete_send(qp, w, hw::Syndrome::kWorkRequestFlushed, cause);
             sq.release(position + bbs);
         }
     }
@@ -101,7 +102,8 @@ void flush_queues(Qp &qp) {
     Responder &s = qp.resp;
     if (s.recv) {
         complete_recv(qp, s.recv->slot, hw::Syndrome::kWorkRequestFlushed, 0,
-                      hw::CqeOpcode::kResponderError, s.recv->from_srq ? hw::kCqeSrq : 0);
+                      hw::CqeOpcode::kResponderError, s.recv->from_srq ? hw::kCqeSrq : 0, 0,
+                      cause);
         s.recv.reset();
     }
     if (s.rq && s.rq->acquire_producer()) {  // an SRQ is never flushed by one QP
@@ -109,17 +111,19 @@ void flush_queues(Qp &qp) {
         while (rq.available() != 0) {
             const uint32_t position = rq.consumer();
             complete_recv(qp, static_cast<uint16_t>(position & (rq.entries() - 1)),
-                          hw::Syndrome::kWorkRequestFlushed, 0, hw::CqeOpcode::kResponderError);
+                          hw::Syndrome::kWorkRequestFlushed, 0, hw::CqeOpcode::kResponderError, 0, 0,
+                          cause);
             rq.release(position + 1);
         }
     }
 }
 
-void enter_error(Qp &qp, const char *why) {
+void enter_error(Qp &qp, const char *why, hw::Syndrome cause) {
     if (qp.state != QpState::kError) {
         logger(Component::kRc)
             .debug("qp#{}: {} -> ERROR ({})", qp.number, to_string(qp.state), why);
         qp.state = QpState::kError;
+        qp.error_cause = cause;
     }
     Requester &r = qp.req;
     r.rnr_wait = false;

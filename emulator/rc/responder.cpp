@@ -23,13 +23,36 @@ void send_ack(Qp &qp, uint32_t psn, uint8_t syndrome, uint32_t msn) {
     qp.device.transmit(qp, std::move(p));
 }
 
-// Class C/A/J errors: NAK the requester, then this QP goes to ERROR.
+// The syndrome a NAK reports to the requester; here it names why this QP failed.
+hw::Syndrome nak_cause(wire::NakCode code) {
+    switch (code) {
+        case wire::NakCode::kRemoteAccessError:
+            return hw::Syndrome::kRemoteAccess;
+        case wire::NakCode::kRemoteOperationalError:
+            return hw::Syndrome::kRemoteOperation;
+        default:
+            return hw::Syndrome::kRemoteInvalidRequest;
+    }
+}
+
+// Class C/A/J errors: NAK the requester, then this QP goes to ERROR. No WQE of this
+// QP is to blame, so the failure is also an affiliated async event (verbs'
+// QP_REQ_ERR / QP_ACCESS_ERR): a kQpFatal EQE, and the cause on every flushed CQE.
 void fatal(Qp &qp, uint32_t psn, wire::NakCode code, const char *why) {
     logger(Component::kRc)
         .debug("qp#{}: responder error at psn {:#x}: {} -> NAK {}", qp.number, psn, why,
                wire::to_string(code));
     send_ack(qp, psn, wire::aeth_nak_syndrome(code), qp.resp.msn);
-    enter_error(qp, why);
+    const bool first = qp.state != QpState::kError;
+    const hw::Syndrome cause = nak_cause(code);
+    enter_error(qp, why, cause);
+    if (first) {
+        hw::Eqe e{};
+        e.type = static_cast<uint8_t>(hw::EqeType::kQpFatal);
+        e.object = qp.number;
+        e.data0 = static_cast<uint64_t>(cause);
+        qp.device.post_event(qp.context, e);
+    }
 }
 
 // Reads one receive WQE out of `rq` (its slot is released at once; the copy lives in

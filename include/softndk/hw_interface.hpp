@@ -246,7 +246,7 @@ constexpr uint8_t expected_owner(uint64_t count, uint32_t log2_depth) {
 enum class EqeType : uint8_t {
     kCompletion = 0x00,      // object = CQ number; the CQ's arm was satisfied
     kCqError = 0x04,         // object = CQ number; status = overflow or internal error
-    kQpFatal = 0x05,         // object = QP number; vendor = Syndrome
+    kQpFatal = 0x05,         // object = QP number; data0 = Syndrome (the responder failed)
     kSrqLimit = 0x14,        // object = SRQ number
     kConnectRequest = 0x40,  // object = listener id; data0 = new connection id
     kConnectReply = 0x41,    // object = connection id; status = accepted or why not

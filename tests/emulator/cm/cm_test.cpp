@@ -75,6 +75,26 @@ TEST_CASE("connect failures: unreachable, refused, paused listener, timeout", "[
         CHECK(t.a->connect(*t.qp_a, sockaddr("10.0.0.1", 0), sockaddr("10.0.0.99", 80), conn) ==
               status::kHostUnreachable);
     }
+    SECTION("no route: a group destination, or no address of the destination's family") {
+        CHECK(t.a->connect(*t.qp_a, sockaddr("10.0.0.1", 0), sockaddr("224.0.0.1", 80), conn) ==
+              status::kNetworkUnreachable);
+        CHECK(t.a->connect(*t.qp_a, sockaddr("10.0.0.1", 0), sockaddr("255.255.255.255", 80),
+                           conn) == status::kNetworkUnreachable);
+        CHECK(t.a->connect(*t.qp_a, sockaddr("fd00::1", 0), sockaddr("ff02::1", 80), conn) ==
+              status::kNetworkUnreachable);
+        auto v4_only = adapter(3, {"10.0.0.3"});
+        auto dev = std::make_shared<Device>(v4_only, t.fabric);
+        Driver c(dev);
+        auto cq = c.create_cq();
+        auto qp = c.create_qp(c.create_pd(), *cq, *cq);
+        CHECK(c.connect(*qp, sockaddr("::", 0), sockaddr("fd00::2", 80), conn) ==
+              status::kNetworkUnreachable);
+        // An explicit source the adapter does not own stays an address error.
+        CHECK(c.connect(*qp, sockaddr("fd00::3", 0), sockaddr("fd00::2", 80), conn) ==
+              status::kInvalidAddress);
+        // The same adapter still reaches the IPv4 peer.
+        CHECK(c.connect(*qp, sockaddr("0.0.0.0", 0), sockaddr("10.0.0.2", 80), conn) == 0);
+    }
     SECTION("source address not ours") {
         CHECK(t.a->connect(*t.qp_a, sockaddr("10.0.0.2", 0), sockaddr("10.0.0.2", 80), conn) ==
               status::kInvalidAddress);
