@@ -278,12 +278,18 @@ void Connector::on_event(const hw::Eqe &eqe) {
                     state_ = State::kReplied;
                     finish(connect_, STATUS_SUCCESS);
                 } else {
+                    // A Reject may carry private data (ndkpi-api.md 7.8): NdkGetConnectionData
+                    // on the refused connector returns it, as NDSPI's does.
+                    if (eqe.status == STATUS_CONNECTION_REFUSED) query_connection();
                     state_ = State::kDone;
                     finish(connect_, eqe.status);
                 }
                 break;
             case hw::EqeType::kEstablished:
                 if (state_ == State::kAccepting) {
+                    // The limits read before Accept were the peer's offer; now they are
+                    // the negotiated ones.
+                    query_connection();
                     state_ = State::kConnected;
                     qp_->connected.store(true, std::memory_order_release);
                     finish(accept_, STATUS_SUCCESS);

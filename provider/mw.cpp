@@ -2,19 +2,21 @@
 
 namespace softndk::provider {
 
-Mw::Mw(Adapter *a, Pd *pd, uint32_t index, uint32_t token)
-    : Object(a, fmt::format("{} mw#{:#x}", a->name(), token)), index_(index), token_(token) {
+Mw::Mw(Adapter *a, Pd *pd, uint32_t index, uint32_t token, uint8_t type)
+    : Object(a, fmt::format("{} mw{}#{:#x}", a->name(), type, token)),
+      index_(index),
+      token_(token),
+      type_(type) {
     publish(*static_cast<Embedded<NDK_MW> *>(this), kType, a->version(), &kMwDispatch);
     depend_on(pd);
 }
 
-NTSTATUS create_mw(Pd *pd, Mw **out) {
+NTSTATUS create_mw(Pd *pd, uint8_t type, Mw **out) {
     hw::ObjectResponse response{};
-    // Type-2 windows (bound by a WQE, tied to a QP), as NdkBind needs.
     const NTSTATUS status =
-        pd->adapter()->execute_object(hw::CommandOpcode::kAllocMw, pd->number(), 2, &response);
+        pd->adapter()->execute_object(hw::CommandOpcode::kAllocMw, pd->number(), type, &response);
     if (!NT_SUCCESS(status)) return status;
-    *out = new Mw(pd->adapter(), pd, response.object, response.token);
+    *out = new Mw(pd->adapter(), pd, response.object, response.token, type);
     return STATUS_SUCCESS;
 }
 

@@ -1,3 +1,7 @@
+#include <softndk_ext.h>
+
+#include <cstring>
+
 #include "provider.hpp"
 
 namespace softndk::provider {
@@ -28,9 +32,41 @@ NTSTATUS close_pd(NDK_OBJECT_HEADER *h, NDK_FN_CLOSE_COMPLETION cb, PVOID ctx) {
     return pd->close(cb, ctx);
 }
 
+NTSTATUS create_mw_of_type(NDK_PD *pPd, NDK_FN_CREATE_COMPLETION cb, NDK_MW **ppNdkMw,
+                           uint8_t type) {
+    Pd *pd = from_ndk<Pd>(pPd);
+    if (pd == nullptr || cb == nullptr || ppNdkMw == nullptr) return STATUS_INVALID_PARAMETER;
+    if (pd->closing()) return STATUS_INVALID_DEVICE_STATE;
+    Mw *mw = nullptr;
+    const NTSTATUS status = create_mw(pd, type, &mw);
+    if (NT_SUCCESS(status)) *ppNdkMw = &mw->ndk;
+    return status;
+}
+
+NTSTATUS create_mw_slot(NDK_PD *pPd, NDK_FN_CREATE_COMPLETION cb, PVOID, NDK_MW **ppNdkMw) {
+    return create_mw_of_type(pPd, cb, ppNdkMw, 2);
+}
+
+NTSTATUS create_mw_type1(NDK_PD *pPd, NDK_FN_CREATE_COMPLETION cb, PVOID, NDK_MW **ppNdkMw) {
+    return create_mw_of_type(pPd, cb, ppNdkMw, 1);
+}
+
+const SOFTNDK_MW_EXTENSION_DISPATCH kMwExtensionDispatch = {
+    .SoftNdkCreateMwType1 = create_mw_type1,
+};
+
+// The PD offers SoftNDK's type-1 window extension (softndk_ext.h), version 1.x;
+// everything else is the common answer.
 NTSTATUS pd_query_extension(NDK_OBJECT_HEADER *h, GUID *id, NDK_VERSION v,
                             NDK_EXTENSION_INTERFACE *out) {
     if (from_header<Pd>(h) == nullptr) return STATUS_INVALID_PARAMETER;
+    static const GUID kMwExtension = SOFTNDK_MW_EXTENSION_GUID_INIT;
+    if (id != nullptr && out != nullptr && std::memcmp(id, &kMwExtension, sizeof(GUID)) == 0 &&
+        v.Major == SOFTNDK_MW_EXTENSION_VERSION_MAJOR &&
+        v.Minor <= SOFTNDK_MW_EXTENSION_VERSION_MINOR) {
+        out->Dispatch = &kMwExtensionDispatch;
+        return STATUS_SUCCESS;
+    }
     return query_extension(h, id, v, out);
 }
 
@@ -42,16 +78,6 @@ NTSTATUS create_mr_slot(NDK_PD *pPd, BOOLEAN FastRegister, NDK_FN_CREATE_COMPLET
     Mr *mr = nullptr;
     const NTSTATUS status = create_mr(pd, FastRegister != FALSE, &mr);
     if (NT_SUCCESS(status)) *ppNdkMr = &mr->ndk;
-    return status;
-}
-
-NTSTATUS create_mw_slot(NDK_PD *pPd, NDK_FN_CREATE_COMPLETION cb, PVOID, NDK_MW **ppNdkMw) {
-    Pd *pd = from_ndk<Pd>(pPd);
-    if (pd == nullptr || cb == nullptr || ppNdkMw == nullptr) return STATUS_INVALID_PARAMETER;
-    if (pd->closing()) return STATUS_INVALID_DEVICE_STATE;
-    Mw *mw = nullptr;
-    const NTSTATUS status = create_mw(pd, &mw);
-    if (NT_SUCCESS(status)) *ppNdkMw = &mw->ndk;
     return status;
 }
 

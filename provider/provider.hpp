@@ -417,7 +417,11 @@ class Mw : public Embedded<NDK_MW>, public Object {
   public:
     using Public = NDK_MW;
     static constexpr NDK_OBJECT_TYPE kType = NdkObjectTypeMw;
-    Mw(Adapter *a, Pd *pd, uint32_t index, uint32_t token);
+    Mw(Adapter *a, Pd *pd, uint32_t index, uint32_t token, uint8_t type);
+
+    // 2: NdkCreateMw's (bound through one QP, invalidatable); 1: PD-wide, rebindable,
+    // unbound by a zero-length NdkBind (softndk_ext.h).
+    uint8_t window_type() const { return type_; }
 
     // The token the last NdkBind posted (qp.cpp picks the next variant).
     uint32_t token() const { return token_.load(std::memory_order_acquire); }
@@ -431,6 +435,7 @@ class Mw : public Embedded<NDK_MW>, public Object {
   private:
     uint32_t index_;
     std::atomic<uint32_t> token_;
+    uint8_t type_;
 };
 
 // ---------------------------------------------------------------------------
@@ -599,7 +604,8 @@ NTSTATUS create_qp(Pd *pd, Cq *receive_cq, Cq *initiator_cq, Srq *srq, void *con
 NTSTATUS create_srq(Pd *pd, ULONG depth, ULONG max_sge, ULONG threshold,
                     NDK_FN_SRQ_NOTIFICATION_CALLBACK cb, void *ctx, Srq **out);
 NTSTATUS create_mr(Pd *pd, bool fast_register, Mr **out);
-NTSTATUS create_mw(Pd *pd, Mw **out);
+// `type`: 2 for NdkCreateMw, 1 for the SoftNDK extension (softndk_ext.h).
+NTSTATUS create_mw(Pd *pd, uint8_t type, Mw **out);
 // True if the first `length` bytes the MDL chain describes are virtually contiguous
 // (each MDL starts where the previous one ended). mr.cpp.
 bool mdl_contiguous(const MDL *mdl, SIZE_T length);

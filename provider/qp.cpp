@@ -296,13 +296,16 @@ NTSTATUS Qp::post_fast_register(void *request_context, Mr *mr, ULONG page_count,
 
 NTSTATUS Qp::post_bind(void *request_context, Mr *mr, Mw *mw, void *address, SIZE_T length,
                        ULONG flags) {
-    if ((flags & ~kBindFlags) != 0 || mr == nullptr || mw == nullptr || address == nullptr ||
-        length == 0)
+    // A zero-length bind unbinds a type-1 window (softndk_ext.h); its MR and address
+    // are ignored. A type-2 window has no unbind: it is invalidated instead.
+    const bool unbind = length == 0 && mw != nullptr && mw->window_type() == 1;
+    if ((flags & ~kBindFlags) != 0 || mw == nullptr ||
+        (!unbind && (mr == nullptr || address == nullptr || length == 0)))
         return fail_post(STATUS_INVALID_PARAMETER);
     // A window grants remote rights only; the local-write bit inside ALLOW_REMOTE_WRITE
     // is a requirement on the MR, checked here.
-    const uint8_t access = op_access(flags) & kRemoteAccess;
-    {
+    const uint8_t access = unbind ? 0 : op_access(flags) & kRemoteAccess;
+    if (!unbind) {
         std::lock_guard lock(mr->mutex);
         // A window that grants remote write needs an MR its owner may write locally
         // (ndkpi-api.md 3.8): checked here, as the DDI returns it inline.
@@ -314,9 +317,9 @@ NTSTATUS Qp::post_bind(void *request_context, Mr *mr, Mw *mw, void *address, SIZ
     alignas(64) std::byte wqe[kMaxWqeBytes];
     hw::BindSegment b{};
     b.mw_token = token;
-    b.mr_token = mr->token();
+    b.mr_token = unbind ? 0 : mr->token();
     b.access = access;
-    b.iova = reinterpret_cast<uintptr_t>(address);
+    b.iova = unbind ? 0 : reinterpret_cast<uintptr_t>(address);
     b.length = length;
     std::memcpy(wqe + hw::kSegmentBytes, &b, sizeof b);
     const NTSTATUS status = submit(hw::WqeOpcode::kBindWindow, flags, 0, wqe, 3, request_context);
