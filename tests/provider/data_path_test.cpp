@@ -1,5 +1,7 @@
-// Two adapters in one process, connected through the device: connection
-// management, the data path, completions, disconnect and close ordering.
+// Two adapters in one process, connected through the device: the connect / accept /
+// complete-connect handshake with private data and addresses, the data path,
+// completions, disconnect and close ordering. (Listeners, the connect event and
+// NdkReject are in listener_test.cpp; shared endpoints in shared_endpoint_test.cpp.)
 #include <numeric>
 
 #include "ndk_test.hpp"
@@ -77,18 +79,6 @@ TEST_CASE("Connect accept and complete-connect carry private data both ways",
     CHECK(p.client.connector->Dispatch->NdkGetPeerAddress(
               p.client.connector, reinterpret_cast<PSOCKADDR>(&cp), &n) == STATUS_BUFFER_TOO_SMALL);
     CHECK(n == sizeof(sockaddr_in));
-
-    // The listener's endpoint lives while an accepted connector does (7.10):
-    // its close pends until that connector is closed.
-    Done listener_closed;
-    CHECK(p.server.listener->Dispatch->NdkCloseListener(&p.server.listener->Header, Done::close,
-                                                        &listener_closed) == STATUS_PENDING);
-    p.server.listener = nullptr;
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    CHECK(listener_closed.calls() == 0);
-    CHECK(close_sync(p.server.connector) == STATUS_SUCCESS);
-    p.server.connector = nullptr;
-    REQUIRE(listener_closed.wait());
 }
 
 TEST_CASE("Send and receive move the data and results carry bit-valued types",
@@ -473,50 +463,6 @@ TEST_CASE("A connector can be closed from inside its own completion callback",
         CHECK(s == STATUS_SUCCESS);
         CHECK(close_sync(c.connector) == STATUS_SUCCESS);
     }
-}
-
-namespace {
-struct RefuseAll {
-    Done event;
-    Done closed;
-    static void on_connect(PVOID ctx, NDK_CONNECTOR *c) {
-        auto *self = static_cast<RefuseAll *>(ctx);
-        // Closing an incoming connector without accepting it rejects it.
-        const NTSTATUS s = c->Dispatch->NdkCloseConnector(&c->Header, Done::close, &self->closed);
-        if (s == STATUS_SUCCESS) self->closed.signal(STATUS_SUCCESS);
-        self->event.signal(STATUS_SUCCESS);
-    }
-};
-}  // namespace
-
-TEST_CASE("Closing the incoming connector inside the connect event refuses the connection",
-          "[provider][cm][device]") {
-    Wsk wsk;
-    Side client(wsk), server(wsk);
-    RefuseAll refuse;
-    REQUIRE(server.adapter->Dispatch->NdkCreateListener(server.adapter, RefuseAll::on_connect,
-                                                        &refuse, Done::create, nullptr,
-                                                        &server.listener) == STATUS_SUCCESS);
-    sockaddr_in any = ipv4("127.0.0.1", 0);
-    Done l;
-    REQUIRE(finish(server.listener->Dispatch->NdkListen(server.listener,
-                                                        reinterpret_cast<PSOCKADDR>(&any),
-                                                        sizeof any, Done::request, &l),
-                   l) == STATUS_SUCCESS);
-    sockaddr_in bound{};
-    ULONG len = sizeof bound;
-    REQUIRE(server.listener->Dispatch->NdkGetLocalAddress(
-                server.listener, reinterpret_cast<PSOCKADDR>(&bound), &len) == STATUS_SUCCESS);
-    REQUIRE(client.adapter->Dispatch->NdkCreateConnector(client.adapter, Done::create, nullptr,
-                                                         &client.connector) == STATUS_SUCCESS);
-    sockaddr_in src = ipv4("127.0.0.1", 0);
-    Done c;
-    const NTSTATUS s = client.connector->Dispatch->NdkConnect(
-        client.connector, client.qp, reinterpret_cast<PSOCKADDR>(&src), sizeof src,
-        reinterpret_cast<PSOCKADDR>(&bound), sizeof bound, 1, 1, nullptr, 0, Done::request, &c);
-    CHECK(finish(s, c) == STATUS_CONNECTION_REFUSED);
-    REQUIRE(refuse.event.wait());
-    REQUIRE(refuse.closed.wait());
 }
 
 namespace {

@@ -350,7 +350,7 @@ TEST_CASE("ReceiveAndInvalidate looks like a plain receive through NdkGetCqResul
     CHECK(p.server.poll_one().Status != STATUS_SUCCESS);
 }
 
-TEST_CASE("NdkInvalidate retires a fast-registered token; RegisterMr MRs are refused",
+TEST_CASE("NdkInvalidate retires a fast-registered token: RegisterMr MRs are refused",
           "[provider][qp][mr][invalidate][device]") {
     Pair p;
     Pages memory(1);

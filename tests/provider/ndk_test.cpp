@@ -33,10 +33,30 @@ Side::Side(Wsk &w, size_t buffer_bytes, ULONG depth) : wsk(w) {
     }
 }
 
+Side::Side(Side &owner)
+    : wsk(owner.wsk),
+      adapter(owner.adapter),
+      info(owner.info),
+      pd(owner.pd),
+      cq(owner.cq),
+      borrowed(true),
+      ltoken(owner.ltoken),
+      rtoken(owner.rtoken) {
+    const ULONG inline_bytes = std::min<ULONG>(128, info.MaxInlineDataSize);
+    REQUIRE(pd->Dispatch->NdkCreateQp(pd, cq, cq, this, 64, 64, 4, 4, inline_bytes, Done::create,
+                                      nullptr, &qp) == STATUS_SUCCESS);
+}
+
 void Side::cleanup() {
     if (connector != nullptr) CHECK(close_sync(connector) == STATUS_SUCCESS);
     if (listener != nullptr) CHECK(close_sync(listener) == STATUS_SUCCESS);
     if (qp != nullptr) CHECK(close_sync(qp) == STATUS_SUCCESS);
+    if (borrowed) {
+        connector = nullptr;
+        listener = nullptr;
+        qp = nullptr;
+        return;
+    }
     if (mr != nullptr) CHECK(close_sync(mr) == STATUS_SUCCESS);
     if (cq != nullptr) CHECK(close_sync(cq) == STATUS_SUCCESS);
     if (pd != nullptr) CHECK(close_sync(pd) == STATUS_SUCCESS);
@@ -137,12 +157,13 @@ void connect(Side &client, Side &server, ConnectOptions o) {
         o.shared_endpoint != nullptr
             ? client.connector->Dispatch->NdkConnectWithSharedEndpoint(
                   client.connector, client.qp, o.shared_endpoint, reinterpret_cast<PSOCKADDR>(&dst),
-                  addr_len, 4, 4, o.caller_data.data(), static_cast<ULONG>(o.caller_data.size()),
-                  Done::request, &connected)
+                  addr_len, o.client_ird, o.client_ord, o.caller_data.data(),
+                  static_cast<ULONG>(o.caller_data.size()), Done::request, &connected)
             : client.connector->Dispatch->NdkConnect(
                   client.connector, client.qp, reinterpret_cast<PSOCKADDR>(&src), addr_len,
-                  reinterpret_cast<PSOCKADDR>(&dst), addr_len, 4, 4, o.caller_data.data(),
-                  static_cast<ULONG>(o.caller_data.size()), Done::request, &connected);
+                  reinterpret_cast<PSOCKADDR>(&dst), addr_len, o.client_ird, o.client_ord,
+                  o.caller_data.data(), static_cast<ULONG>(o.caller_data.size()), Done::request,
+                  &connected);
     REQUIRE((cs == STATUS_PENDING || cs == STATUS_SUCCESS));
 
     REQUIRE(state.event.wait());
@@ -169,15 +190,15 @@ void connect(Side &client, Side &server, ConnectOptions o) {
     REQUIRE(peer_len == addr_len);
 
     Done accepted;
-    const NTSTATUS as =
-        o.server_disconnect_ex != nullptr
-            ? sc->Dispatch->NdkAcceptEx(sc, server.qp, 4, 4, o.callee_data.data(),
-                                        static_cast<ULONG>(o.callee_data.size()),
-                                        o.server_disconnect_ex, o.server_disconnect_context,
-                                        Done::request, &accepted)
-            : sc->Dispatch->NdkAccept(sc, server.qp, 4, 4, o.callee_data.data(),
-                                      static_cast<ULONG>(o.callee_data.size()), o.server_disconnect,
-                                      o.server_disconnect_context, Done::request, &accepted);
+    const NTSTATUS as = o.server_disconnect_ex != nullptr
+                            ? sc->Dispatch->NdkAcceptEx(
+                                  sc, server.qp, o.server_ird, o.server_ord, o.callee_data.data(),
+                                  static_cast<ULONG>(o.callee_data.size()), o.server_disconnect_ex,
+                                  o.server_disconnect_context, Done::request, &accepted)
+                            : sc->Dispatch->NdkAccept(
+                                  sc, server.qp, o.server_ird, o.server_ord, o.callee_data.data(),
+                                  static_cast<ULONG>(o.callee_data.size()), o.server_disconnect,
+                                  o.server_disconnect_context, Done::request, &accepted);
     REQUIRE((as == STATUS_PENDING || as == STATUS_SUCCESS));
 
     REQUIRE(finish(cs, connected) == STATUS_SUCCESS);
@@ -186,8 +207,8 @@ void connect(Side &client, Side &server, ConnectOptions o) {
     REQUIRE(cc->Dispatch->NdkGetConnectionData(cc, &ird, &ord, nullptr, &rds) == STATUS_SUCCESS);
     REQUIRE(rds >= o.callee_data.size());
     // Effective read limits never exceed what either side asked for (7.7).
-    CHECK(ird <= 4);
-    CHECK(ord <= 4);
+    CHECK(ird <= o.client_ird);
+    CHECK(ord <= o.client_ord);
     data.assign(rds, 0);
     len = rds;
     REQUIRE(cc->Dispatch->NdkGetConnectionData(cc, nullptr, nullptr, data.data(), &len) ==
@@ -205,6 +226,52 @@ void connect(Side &client, Side &server, ConnectOptions o) {
                                                Done::request, &completed);
     REQUIRE(finish(complete, completed) == STATUS_SUCCESS);
     REQUIRE(finish(as, accepted) == STATUS_SUCCESS);
+}
+
+void Incoming::on_connect(PVOID ctx, NDK_CONNECTOR *c) {
+    auto *self = static_cast<Incoming *>(ctx);
+    self->connector.store(c);
+    self->events.fetch_add(1);
+}
+
+bool Incoming::wait(int n) {
+    const auto deadline = std::chrono::steady_clock::now() + kTimeout;
+    while (events.load() < n && std::chrono::steady_clock::now() < deadline)
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    return events.load() >= n;
+}
+
+sockaddr_in listen_on(Side &s, Incoming &incoming) {
+    REQUIRE(s.adapter->Dispatch->NdkCreateListener(s.adapter, Incoming::on_connect, &incoming,
+                                                   Done::create, nullptr,
+                                                   &s.listener) == STATUS_SUCCESS);
+    sockaddr_in any = ipv4("127.0.0.1", 0);
+    Done listened;
+    REQUIRE(finish(s.listener->Dispatch->NdkListen(s.listener, reinterpret_cast<PSOCKADDR>(&any),
+                                                   sizeof any, Done::request, &listened),
+                   listened) == STATUS_SUCCESS);
+    sockaddr_in bound{};
+    ULONG length = sizeof bound;
+    REQUIRE(s.listener->Dispatch->NdkGetLocalAddress(
+                s.listener, reinterpret_cast<PSOCKADDR>(&bound), &length) == STATUS_SUCCESS);
+    return bound;
+}
+
+NTSTATUS start_connect(Side &client, sockaddr_in to, Done &done, const void *private_data,
+                       ULONG private_data_bytes) {
+    if (client.connector == nullptr)
+        REQUIRE(client.adapter->Dispatch->NdkCreateConnector(client.adapter, Done::create, nullptr,
+                                                             &client.connector) == STATUS_SUCCESS);
+    sockaddr_in src = ipv4("127.0.0.1", 0);
+    return client.connector->Dispatch->NdkConnect(
+        client.connector, client.qp, reinterpret_cast<PSOCKADDR>(&src), sizeof src,
+        reinterpret_cast<PSOCKADDR>(&to), sizeof to, 1, 1, const_cast<void *>(private_data),
+        private_data_bytes, Done::request, &done);
+}
+
+NTSTATUS try_connect(Side &client, sockaddr_in to) {
+    Done done;
+    return finish(start_connect(client, to, done), done);
 }
 
 }  // namespace ndktest

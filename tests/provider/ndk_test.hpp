@@ -174,6 +174,7 @@ struct Side {
     NDK_CONNECTOR *connector = nullptr;
     NDK_LISTENER *listener = nullptr;
     std::vector<unsigned char> buffer;
+    bool borrowed = false;  // adapter, PD, CQ and MR belong to another Side
     MDL mdl{};
     UINT32 ltoken = 0, rtoken = 0;
     std::atomic<int> notifications{0};
@@ -182,6 +183,10 @@ struct Side {
     std::atomic<void *> on_notify_context{nullptr};
 
     explicit Side(Wsk &w, size_t buffer_bytes = 1 << 20, ULONG depth = 256);
+    // A second QP on `owner`'s adapter, PD and CQ, for tests of PD-wide keys. It has no
+    // buffer or MR of its own (use the owner's) and closes only its QP and connection;
+    // it must be destroyed before `owner`.
+    explicit Side(Side &owner);
     ~Side() { cleanup(); }
     void cleanup();  // closes whatever is open, connector first, adapter last
     static void notify(PVOID ctx, NTSTATUS s);
@@ -218,7 +223,31 @@ struct ConnectOptions {
     std::vector<unsigned char> *seen_by_client = nullptr;
     ULONG *server_rds = nullptr;
     bool ipv6 = false;  // ::1 instead of 127.0.0.1
+    // Read limits each side asks for (InboundReadLimit / OutboundReadLimit).
+    ULONG client_ird = 4, client_ord = 4;
+    ULONG server_ird = 4, server_ord = 4;
 };
 void connect(Side &client, Side &server, ConnectOptions options = {});
+
+// A connect-event sink: counts the requests delivered and keeps the last connector
+// (owned by the test: accept, reject or close it).
+struct Incoming {
+    std::atomic<NDK_CONNECTOR *> connector{nullptr};
+    std::atomic<int> events{0};
+    static void on_connect(PVOID ctx, NDK_CONNECTOR *c);
+    bool wait(int n = 1);  // until `n` requests were delivered; false on timeout
+};
+
+// A listener on 127.0.0.1 (port chosen by the device) on `s`'s adapter, stored in
+// s.listener; returns the address NdkGetLocalAddress reports.
+sockaddr_in listen_on(Side &s, Incoming &incoming);
+
+// NdkConnect from 127.0.0.1 (port 0) to `to` on client.qp, creating client.connector
+// if there is none; returns the inline status (`done` completes if STATUS_PENDING).
+NTSTATUS start_connect(Side &client, sockaddr_in to, Done &done, const void *private_data = nullptr,
+                       ULONG private_data_bytes = 0);
+
+// start_connect without private data; returns the final status of the request.
+NTSTATUS try_connect(Side &client, sockaddr_in to);
 
 }  // namespace ndktest

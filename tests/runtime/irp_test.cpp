@@ -140,7 +140,7 @@ TEST_CASE("irp: a synchronous request runs down the stack and completes back up"
     CHECK(result.Information == 105);
 }
 
-TEST_CASE("irp: a queued IRP completes later; PendingReturned reaches the routines above") {
+TEST_CASE("irp: a queued IRP completes later: PendingReturned reaches the routines above") {
     Fixture fixture;
     g_queue_in_lower = true;
     IO_STATUS_BLOCK result{};

@@ -30,7 +30,7 @@ std::vector<int> values(const LIST_ENTRY &head) {
 
 }  // namespace
 
-TEST_CASE("lists: an initialised head is empty; removing from it returns the head itself") {
+TEST_CASE("lists: an initialised head is empty: removing from it returns the head itself") {
     LIST_ENTRY head;
     InitializeListHead(&head);
     CHECK(IsListEmpty(&head));
@@ -70,7 +70,7 @@ TEST_CASE("lists: RemoveEntryList answers whether the list is now empty") {
     CHECK(IsListEmpty(&head));
 }
 
-TEST_CASE("lists: AppendTailList splices a headless ring; the second head is then removed") {
+TEST_CASE("lists: AppendTailList splices a headless ring: the second head is then removed") {
     LIST_ENTRY first;
     LIST_ENTRY second;
     InitializeListHead(&first);
@@ -92,7 +92,7 @@ TEST_CASE("lists: AppendTailList splices a headless ring; the second head is the
     CHECK(values(first) == std::vector<int>{1, 2, 3, 4, 5});
 }
 
-TEST_CASE("lists: PushEntryList / PopEntryList are a LIFO stack; popping empty gives NULL") {
+TEST_CASE("lists: PushEntryList / PopEntryList are a LIFO stack: popping empty gives NULL") {
     SINGLE_LIST_ENTRY head{nullptr};
     CHECK(PopEntryList(&head) == nullptr);
     Item a{1, {}, {}};

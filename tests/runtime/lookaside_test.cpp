@@ -89,7 +89,7 @@ TEST_CASE("lookaside: freed entries are cached up to Depth and reused before the
     CHECK(softndk::wdk::pool_live_allocations() == live_before);
 }
 
-TEST_CASE("lookaside: default routines use the pool; tiny sizes round up; Depth 0 means 256") {
+TEST_CASE("lookaside: default routines use the pool: tiny sizes round up: Depth 0 means 256") {
     const size_t live_before = softndk::wdk::pool_live_allocations();
     PAGED_LOOKASIDE_LIST list;
     ExInitializePagedLookasideList(&list, nullptr, nullptr, 0, 1, kTag, 0);

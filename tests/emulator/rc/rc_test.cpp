@@ -873,7 +873,7 @@ TEST_CASE("a READ on a connection with ORD 0 fails instead of waiting forever", 
 
 // ---- shared receive queues
 
-TEST_CASE("two QPs draw receives from one SRQ; the limit event is one-shot", "[rc][srq]") {
+TEST_CASE("two QPs draw receives from one SRQ: the limit event is one-shot", "[rc][srq]") {
     ConnectedPair p;
     Buffer src(256), dst(64 * 16);
     auto mr_a = p.a->register_mr(p.pd_a, src.data(), src.size());
