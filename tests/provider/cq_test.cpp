@@ -1,5 +1,7 @@
-// NdkResizeCq and NdkControlCqInterruptModeration through the public CQ table, with
-// completions produced by a real connection (embedded and daemon mode).
+// NdkResizeCq, NdkControlCqInterruptModeration, the overrun report and the SOLICITED and
+// ERRORS arm types through the public CQ table, with completions produced by a real
+// connection (embedded and daemon mode). Arming with ANY and notification once per arm
+// are in data_path_test.cpp.
 #include <thread>
 
 #include "ndk_test.hpp"
@@ -9,12 +11,8 @@ using namespace std::chrono_literals;
 
 namespace {
 
-struct Pair {
-    Wsk wsk;
-    Side client{wsk};
-    Side server{wsk};
-    Pair() { connect(client, server); }
-
+// A connected pair with the client CQ's operations at hand.
+struct CqPair : Pair {
     // One signaled 8-byte RDMA WRITE from the client: one completion on client.cq.
     void write(intptr_t context) {
         NDK_SGE s = client.sge(0, 8);
@@ -50,7 +48,7 @@ struct Pair {
 
 TEST_CASE("NdkResizeCq keeps queued completions in order and checks its depth",
           "[provider][cq][device]") {
-    Pair p;
+    CqPair p;
     // Three completions queued, each known to be there: its arm fired.
     for (int i = 0; i < 3; ++i) {
         p.arm();
@@ -83,7 +81,7 @@ TEST_CASE("NdkResizeCq keeps queued completions in order and checks its depth",
 
 TEST_CASE("NdkResizeCq while completions arrive loses and reorders nothing",
           "[provider][cq][device]") {
-    Pair p;
+    CqPair p;
     constexpr int kTotal = 200;
     constexpr int kWindow = 16;  // never more queued than the smallest depth below
     std::atomic<int> completed{0};
@@ -133,7 +131,7 @@ TEST_CASE("NdkResizeCq while completions arrive loses and reorders nothing",
 }
 
 TEST_CASE("NdkControlCqInterruptModeration: parameters", "[provider][cq][device]") {
-    Pair p;
+    CqPair p;
     CHECK((p.client.info.AdapterFlags & NDK_ADAPTER_FLAG_CQ_INTERRUPT_MODERATION_SUPPORTED) != 0);
     const ULONG depth = 512;  // Side's CQ
     // Neither trigger could ever fire.
@@ -153,7 +151,7 @@ TEST_CASE("NdkControlCqInterruptModeration: parameters", "[provider][cq][device]
 
 TEST_CASE("NdkControlCqInterruptModeration: the count holds the notification back",
           "[provider][cq][device]") {
-    Pair p;
+    CqPair p;
     REQUIRE(p.moderate(MAXULONG, 4) == STATUS_SUCCESS);  // count alone
     p.arm();
     for (int i = 0; i < 3; ++i) {
@@ -187,7 +185,7 @@ struct NotifiedAt {
 
 TEST_CASE("NdkControlCqInterruptModeration: the interval notifies after the first completion",
           "[provider][cq][device]") {
-    Pair p;
+    CqPair p;
     NotifiedAt at;
     p.client.on_notify_context = &at;
     p.client.on_notify = NotifiedAt::on;
@@ -202,4 +200,109 @@ TEST_CASE("NdkControlCqInterruptModeration: the interval notifies after the firs
         std::chrono::steady_clock::duration(at.when.load())};
     CHECK(notified - start >= 15ms);
     CHECK(p.client.notifications.load() == 1);
+}
+
+// ---- Overrun (ndkpi-api.md NDK_FN_CQ_NOTIFICATION_CALLBACK)
+
+namespace {
+
+struct SeenStatus {
+    std::atomic<NTSTATUS> status{STATUS_SUCCESS};
+    static void hook(PVOID ctx, NTSTATUS s) { static_cast<SeenStatus *>(ctx)->status.store(s); }
+};
+
+}  // namespace
+
+TEST_CASE("A CQ overrun is reported to the notification callback as STATUS_BUFFER_OVERFLOW",
+          "[provider][cq][device]") {
+    Wsk wsk;
+    Side owner(wsk, 1 << 20, 4);  // its CQ holds 2 * 4 = 8 results
+    Side server{owner};           // a 64-deep QP on that CQ: it can outrun it
+    Side client{wsk};
+    connect(client, server);
+    SeenStatus seen;
+    owner.on_notify_context.store(&seen);
+    owner.on_notify.store(SeenStatus::hook);
+    // The overrun is reported whether or not the CQ is armed; nobody polls it meanwhile.
+    constexpr int kMessages = 16;
+    for (int i = 0; i < kMessages; ++i) {
+        NDK_SGE rx = owner.sge(i * 64, 64);
+        REQUIRE(server.qp->Dispatch->NdkReceive(server.qp, nullptr, &rx, 1) == STATUS_SUCCESS);
+    }
+    for (int i = 0; i < kMessages; ++i) {
+        NDK_SGE tx = client.sge(0, 8);
+        REQUIRE(client.qp->Dispatch->NdkSend(client.qp, nullptr, &tx, 1, 0) == STATUS_SUCCESS);
+    }
+    const auto deadline = std::chrono::steady_clock::now() + kTimeout;
+    while (seen.status.load() == STATUS_SUCCESS && std::chrono::steady_clock::now() < deadline)
+        std::this_thread::sleep_for(1ms);
+    CHECK(seen.status.load() == STATUS_BUFFER_OVERFLOW);
+    CHECK(owner.notifications.load() >= 1);
+    // What the ring held before the overrun is all there is: never more than its depth.
+    std::vector<NDK_RESULT_EX> out(kMessages);
+    const ULONG got = owner.cq->Dispatch->NdkGetCqResultsEx(owner.cq, out.data(), kMessages);
+    CHECK(got <= 8);
+}
+
+// ---- Arm types (ndkpi-api.md 7.3)
+
+namespace {
+
+bool wait_for(const std::atomic<int> &counter, int n) {
+    const auto end = std::chrono::steady_clock::now() + kTimeout;
+    while (counter.load() < n) {
+        if (std::chrono::steady_clock::now() > end) return false;
+        std::this_thread::sleep_for(100us);
+    }
+    return true;
+}
+
+}  // namespace
+
+TEST_CASE("NdkArmCq SOLICITED: a plain receive does not notify, a solicited one and an error do",
+          "[provider][cq][device]") {
+    CqPair p;
+    Side &server = p.server;
+    for (int i = 0; i < 3; ++i) {
+        NDK_SGE rx = server.sge(i * 64, 64);
+        REQUIRE(server.qp->Dispatch->NdkReceive(server.qp, nullptr, &rx, 1) == STATUS_SUCCESS);
+    }
+    server.cq->Dispatch->NdkArmCq(server.cq, NDK_CQ_NOTIFY_SOLICITED);
+    NDK_SGE tx = p.client.sge(0, 8);
+    REQUIRE(p.client.qp->Dispatch->NdkSend(p.client.qp, nullptr, &tx, 1, 0) == STATUS_SUCCESS);
+    NDK_RESULT_EX r = server.poll_one();  // the plain receive is there...
+    CHECK(r.Status == STATUS_SUCCESS);
+    CHECK((r.Type & NdkOperationTypeReceive) != 0);
+    std::this_thread::sleep_for(20ms);
+    CHECK(server.notifications.load() == 0);  // ...and the SOLICITED arm is still waiting
+    REQUIRE(p.client.qp->Dispatch->NdkSend(p.client.qp, nullptr, &tx, 1,
+                                           NDK_OP_FLAG_SEND_AND_SOLICIT_EVENT) == STATUS_SUCCESS);
+    REQUIRE(wait_for(server.notifications, 1));
+    CHECK(server.poll_one().Status == STATUS_SUCCESS);
+    // An error completion satisfies a SOLICITED arm too: 128 bytes into a 64-byte receive.
+    server.cq->Dispatch->NdkArmCq(server.cq, NDK_CQ_NOTIFY_SOLICITED);
+    NDK_SGE big = p.client.sge(0, 128);
+    REQUIRE(p.client.qp->Dispatch->NdkSend(p.client.qp, nullptr, &big, 1, 0) == STATUS_SUCCESS);
+    REQUIRE(wait_for(server.notifications, 2));
+    CHECK(server.poll_one().Status == STATUS_BUFFER_OVERFLOW);
+    CHECK(server.notifications.load() == 2);
+}
+
+TEST_CASE("NdkArmCq ERRORS: completions, failed ones included, do not satisfy it",
+          "[provider][cq][device]") {
+    CqPair p;
+    p.client.cq->Dispatch->NdkArmCq(p.client.cq, NDK_CQ_NOTIFY_ERRORS);
+    p.write(1);
+    CHECK(p.client.poll_one().Status == STATUS_SUCCESS);
+    NDK_SGE w = p.client.sge(0, 8);
+    REQUIRE(p.client.qp->Dispatch->NdkWrite(p.client.qp, nullptr, &w, 1, p.server.remote_address(0),
+                                            p.server.rtoken ^ 0x100, 0) == STATUS_SUCCESS);
+    CHECK(p.client.poll_one().Status == STATUS_REMOTE_RESOURCES);
+    std::this_thread::sleep_for(20ms);
+    CHECK(p.client.notifications.load() == 0);
+    // Merged with ANY (7.3: ERRORS + ANY = ANY), the next completion notifies.
+    p.client.cq->Dispatch->NdkArmCq(p.client.cq, NDK_CQ_NOTIFY_ANY);
+    REQUIRE(p.client.qp->Dispatch->NdkWrite(p.client.qp, nullptr, &w, 1, p.server.remote_address(0),
+                                            p.server.rtoken, 0) == STATUS_SUCCESS);
+    CHECK(wait_for(p.client.notifications, 1));
 }

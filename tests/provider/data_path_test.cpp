@@ -10,13 +10,6 @@ using namespace ndktest;
 
 namespace {
 
-struct Pair {
-    Wsk wsk;
-    Side client{wsk};
-    Side server{wsk};
-    explicit Pair(ConnectOptions options = {}) { connect(client, server, std::move(options)); }
-};
-
 void fill(Side &s, size_t offset, size_t n, unsigned seed) {
     for (size_t i = 0; i < n; ++i)
         s.buffer[offset + i] = static_cast<unsigned char>(seed + i * 7);

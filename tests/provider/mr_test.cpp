@@ -1,8 +1,9 @@
 // Memory regions beyond NdkRegisterMr: adapter logical address mappings (NdkBuildLAM /
 // NdkReleaseLAM), fast-register MRs (NdkInitializeFastRegisterMr + NdkFastRegister),
 // local and remote invalidation (NdkInvalidate, NdkSendAndInvalidate, READ with local
-// invalidate) and the PD's privileged token. Edge cases and inline failures first, then
-// the data path through two connected adapters.
+// invalidate), the PD's privileged token, and the NDK_MR_FLAG_* rights enforced on the
+// data path. Edge cases and inline failures first, then the data path through two
+// connected adapters. (NdkRegisterMr's argument checks are in adapter_test.cpp.)
 #include <cstdlib>
 #include <cstring>
 #include <memory>
@@ -12,13 +13,6 @@
 using namespace ndktest;
 
 namespace {
-
-struct Pair {
-    Wsk wsk;
-    Side client{wsk};
-    Side server{wsk};
-    Pair() { connect(client, server); }
-};
 
 // Page-aligned memory, as a driver gets from ExAllocatePool2 for >= PAGE_SIZE.
 struct Pages {
@@ -497,4 +491,84 @@ TEST_CASE("The privileged token with an address no LAM maps is a local protectio
     REQUIRE(p.server.qp->Dispatch->NdkReceive(p.server.qp, nullptr, &rx, 1) == STATUS_SUCCESS);
     REQUIRE(p.client.qp->Dispatch->NdkSend(p.client.qp, nullptr, &tx, 1, 0) == STATUS_SUCCESS);
     CHECK(p.client.poll_one().Status == STATUS_ACCESS_VIOLATION);
+}
+
+// ---- NDK_MR_FLAG_* enforced on the data path
+
+namespace {
+
+// A second MR of `s`'s PD over s.buffer[offset, offset + length) with `flags`.
+struct RegisteredMr {
+    NDK_MR *mr = nullptr;
+    RegisteredMr(Side &s, size_t offset, size_t length, ULONG flags) {
+        REQUIRE(s.pd->Dispatch->NdkCreateMr(s.pd, FALSE, Done::create, nullptr, &mr) ==
+                STATUS_SUCCESS);
+        MDL mdl = make_mdl(s.buffer.data() + offset, length);
+        Done done;
+        REQUIRE(finish(mr->Dispatch->NdkRegisterMr(mr, &mdl, length, flags, Done::request, &done),
+                       done) == STATUS_SUCCESS);
+    }
+    ~RegisteredMr() { CHECK(close_sync(mr) == STATUS_SUCCESS); }
+    UINT32 local() { return mr->Dispatch->NdkGetLocalTokenFromMr(mr); }
+    UINT32 remote() { return mr->Dispatch->NdkGetRemoteTokenFromMr(mr); }
+};
+
+NDK_SGE sge_of(void *va, ULONG length, UINT32 token) {
+    NDK_SGE s{};
+    s.VirtualAddress = va;
+    s.Length = length;
+    s.MemoryRegionToken = token;
+    return s;
+}
+
+NTSTATUS remote_op(Pair &p, bool write, size_t server_offset, UINT32 token) {
+    NDK_SGE s = p.client.sge(0, 16);
+    const NTSTATUS posted =
+        write ? p.client.qp->Dispatch->NdkWrite(p.client.qp, nullptr, &s, 1,
+                                                p.server.remote_address(server_offset), token, 0)
+              : p.client.qp->Dispatch->NdkRead(p.client.qp, nullptr, &s, 1,
+                                               p.server.remote_address(server_offset), token, 0);
+    REQUIRE(posted == STATUS_SUCCESS);
+    return p.client.poll_one().Status;
+}
+
+}  // namespace
+
+TEST_CASE("NDK_MR_FLAG_* are enforced: remote rights as registered, remote write implies local",
+          "[provider][mr][device]") {
+    Pair p;
+    SECTION("local read only: a receive into it is a local protection error") {
+        RegisteredMr ro(p.server, 0, 4096, NDK_MR_FLAG_ALLOW_LOCAL_READ);
+        NDK_SGE rx = sge_of(p.server.buffer.data(), 64, ro.local());
+        REQUIRE(p.server.qp->Dispatch->NdkReceive(p.server.qp, nullptr, &rx, 1) == STATUS_SUCCESS);
+        NDK_SGE tx = p.client.sge(0, 8);
+        REQUIRE(p.client.qp->Dispatch->NdkSend(p.client.qp, nullptr, &tx, 1, 0) == STATUS_SUCCESS);
+        CHECK(p.server.poll_one().Status == STATUS_ACCESS_VIOLATION);
+    }
+    SECTION("local read only: no remote access at all") {
+        RegisteredMr ro(p.server, 0, 4096, NDK_MR_FLAG_ALLOW_LOCAL_READ);
+        CHECK(remote_op(p, false, 0, ro.remote()) == STATUS_REMOTE_RESOURCES);
+    }
+    SECTION("remote read: reads succeed, writes are a remote access error") {
+        RegisteredMr rr(p.server, 4096, 4096, NDK_MR_FLAG_ALLOW_REMOTE_READ);
+        std::memcpy(p.server.buffer.data() + 4096, "readable remotely", 16);
+        CHECK(remote_op(p, false, 4096, rr.remote()) == STATUS_SUCCESS);
+        CHECK(std::memcmp(p.client.buffer.data(), "readable remotely", 16) == 0);
+        CHECK(remote_op(p, true, 4096, rr.remote()) == STATUS_REMOTE_RESOURCES);
+    }
+    SECTION("remote write (0x5 carries the local-write bit): remote writes and local receives") {
+        static_assert((NDK_MR_FLAG_ALLOW_REMOTE_WRITE & NDK_MR_FLAG_ALLOW_LOCAL_WRITE) != 0);
+        RegisteredMr rw(p.server, 8192, 4096, NDK_MR_FLAG_ALLOW_REMOTE_WRITE);
+        std::memcpy(p.client.buffer.data(), "written remotely", 16);
+        CHECK(remote_op(p, true, 8192, rw.remote()) == STATUS_SUCCESS);
+        CHECK(std::memcmp(p.server.buffer.data() + 8192, "written remotely", 16) == 0);
+        NDK_SGE rx = sge_of(p.server.buffer.data() + 8192 + 64, 64, rw.local());
+        REQUIRE(p.server.qp->Dispatch->NdkReceive(p.server.qp, nullptr, &rx, 1) == STATUS_SUCCESS);
+        NDK_SGE tx = p.client.sge(0, 8);
+        REQUIRE(p.client.qp->Dispatch->NdkSend(p.client.qp, nullptr, &tx, 1, 0) == STATUS_SUCCESS);
+        CHECK(p.server.poll_one().Status == STATUS_SUCCESS);
+        CHECK(p.client.poll_one().Status == STATUS_SUCCESS);  // the send
+        // Remote read was not granted.
+        CHECK(remote_op(p, false, 8192, rw.remote()) == STATUS_REMOTE_RESOURCES);
+    }
 }

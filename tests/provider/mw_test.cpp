@@ -10,13 +10,6 @@ using namespace ndktest;
 
 namespace {
 
-struct Pair {
-    Wsk wsk;
-    Side client{wsk};
-    Side server{wsk};
-    Pair() { connect(client, server); }
-};
-
 NDK_MW *create_mw(Side &s) {
     NDK_MW *mw = nullptr;
     REQUIRE(s.pd->Dispatch->NdkCreateMw(s.pd, Done::create, nullptr, &mw) == STATUS_SUCCESS);

@@ -229,6 +229,14 @@ struct ConnectOptions {
 };
 void connect(Side &client, Side &server, ConnectOptions options = {});
 
+// Two sides on the default adapter, the client connected to the server.
+struct Pair {
+    Wsk wsk;
+    Side client{wsk};
+    Side server{wsk};
+    explicit Pair(ConnectOptions options = {}) { connect(client, server, std::move(options)); }
+};
+
 // A connect-event sink: counts the requests delivered and keeps the last connector
 // (owned by the test: accept, reject or close it).
 struct Incoming {

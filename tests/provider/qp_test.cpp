@@ -9,13 +9,6 @@ using namespace ndktest;
 
 namespace {
 
-struct Pair {
-    Wsk wsk;
-    Side client{wsk};
-    Side server{wsk};
-    explicit Pair(ConnectOptions options = {}) { connect(client, server, std::move(options)); }
-};
-
 struct ReadLimits {
     ULONG ird = 0, ord = 0;
 };
