@@ -2,9 +2,15 @@
 // ERRORS arm types through the public CQ table, with completions produced by a real
 // connection (embedded and daemon mode). Arming with ANY and notification once per arm
 // are in data_path_test.cpp.
+#include <fstream>
+#include <map>
+#include <regex>
+#include <set>
+#include <string>
 #include <thread>
 
 #include "ndk_test.hpp"
+#include "provider.hpp"  // syndrome_status
 
 using namespace ndktest;
 using namespace std::chrono_literals;
@@ -305,4 +311,51 @@ TEST_CASE("NdkArmCq ERRORS: completions, failed ones included, do not satisfy it
     REQUIRE(p.client.qp->Dispatch->NdkWrite(p.client.qp, nullptr, &w, 1, p.server.remote_address(0),
                                             p.server.rtoken, 0) == STATUS_SUCCESS);
     CHECK(wait_for(p.client.notifications, 1));
+}
+
+// ---- The completion status table (docs/prm.md section 4) is the one the provider applies
+
+TEST_CASE("Completion statuses: docs/prm.md's table is what the provider reports",
+          "[provider][cq]") {
+    std::ifstream prm(SOFTNDK_DOCS_DIR "/prm.md");
+    REQUIRE(prm);
+    const std::map<std::string, NTSTATUS> kNames = {
+        {"STATUS_SUCCESS", STATUS_SUCCESS},
+        {"STATUS_DATA_OVERRUN", STATUS_DATA_OVERRUN},
+        {"STATUS_INTERNAL_ERROR", STATUS_INTERNAL_ERROR},
+        {"STATUS_ACCESS_VIOLATION", STATUS_ACCESS_VIOLATION},
+        {"STATUS_CANCELLED", STATUS_CANCELLED},
+        {"STATUS_INVALID_DEVICE_REQUEST", STATUS_INVALID_DEVICE_REQUEST},
+        {"STATUS_REMOTE_RESOURCES", STATUS_REMOTE_RESOURCES},
+        {"STATUS_IO_TIMEOUT", STATUS_IO_TIMEOUT},
+        {"STATUS_CONNECTION_ABORTED", STATUS_CONNECTION_ABORTED},
+        {"STATUS_BUFFER_OVERFLOW", STATUS_BUFFER_OVERFLOW},
+    };
+    // Rows "| name | 0xNN | `STATUS_X` |" after the "### Completion statuses" heading.
+    const std::regex row(R"(^\| [^|]+ \| (0x[0-9a-fA-F]{2}) \| `(STATUS_[A-Z_]+)` \|$)");
+    std::set<unsigned> documented;
+    bool in_section = false;
+    for (std::string line; std::getline(prm, line);) {
+        if (line.rfind("### ", 0) == 0) in_section = line == "### Completion statuses";
+        std::smatch m;
+        if (!in_section || !std::regex_match(line, m, row)) continue;
+        const unsigned value = std::stoul(m[1].str(), nullptr, 16);
+        INFO(line);
+        REQUIRE(kNames.count(m[2].str()) == 1);
+        CHECK(softndk::provider::syndrome_status(static_cast<softndk::hw::Syndrome>(value)) ==
+              kNames.at(m[2].str()));
+        documented.insert(value);
+    }
+    // Every syndrome the device produces has a row.
+    using S = softndk::hw::Syndrome;
+    for (S s : {S::kSuccess, S::kLocalLength, S::kLocalQpOperation, S::kLocalProtection,
+                S::kWorkRequestFlushed, S::kMemoryWindowBind, S::kBadResponse, S::kLocalAccess,
+                S::kRemoteInvalidRequest, S::kRemoteAccess, S::kRemoteOperation,
+                S::kTransportRetryExceeded, S::kRnrRetryExceeded, S::kRemoteAborted,
+                S::kReceiveOverflow}) {
+        INFO("syndrome " << static_cast<unsigned>(s));
+        CHECK(documented.count(static_cast<unsigned>(s)) == 1);
+    }
+    // And one it does not know reads as an internal error.
+    CHECK(softndk::provider::syndrome_status(static_cast<S>(0xEE)) == STATUS_INTERNAL_ERROR);
 }
