@@ -8,6 +8,7 @@
 #include <array>
 #include <cerrno>
 #include <cstring>
+#include <optional>
 #include <vector>
 
 #include "daemon/protocol.hpp"
@@ -172,6 +173,35 @@ int32_t DaemonClient::round_trip(const hw::CommandHeader &request, hw::ResponseH
     return h.status;
 }
 
+template <class Request, class KeyOf>
+int32_t DaemonClient::mirrored_round_trip(Request rq, const char *what,
+                                          std::map<uint32_t, Range> &ranges, KeyOf key_of,
+                                          hw::ResponseHeader &response, size_t response_bytes,
+                                          std::vector<UniqueFd> &received) {
+    auto &mirror = RegistrationMirror::instance();
+    const uint64_t va = rq.memory.embedded_address;
+    std::string error;
+    if (!mirror.acquire(va, rq.length, error)) {
+        logger(Component::kDevice).warn("{} {:#x}+{}: {}", what, va, rq.length, error);
+        write_status(response, response_bytes, rq.header.sequence, status::kInvalidParameter);
+        return status::kInvalidParameter;
+    }
+    rq.memory = hw::MemoryHandle{0, 0, va, rq.memory.bytes, 0};
+    const int fd = mirror.fd();
+    const int32_t s = round_trip(rq.header, response, response_bytes, std::span(&fd, 1), received);
+    const std::optional<uint32_t> key =
+        s == status::kSuccess ? key_of(rq, response, response_bytes) : std::nullopt;
+    if (!key) {
+        mirror.release(va, rq.length);
+        return s;
+    }
+    if (auto old = ranges.find(*key); old != ranges.end()) {
+        mirror.release(old->second.va, old->second.length);
+    }
+    ranges[*key] = Range{va, rq.length};
+    return s;
+}
+
 int32_t DaemonClient::register_mr(const hw::CommandHeader &request, hw::ResponseHeader &response,
                                   size_t response_bytes, std::vector<UniqueFd> &received) {
     hw::RegisterMrRequest rq;
@@ -179,29 +209,12 @@ int32_t DaemonClient::register_mr(const hw::CommandHeader &request, hw::Response
     if (rq.memory.fd_index != hw::kNoFd || rq.memory.embedded_address == 0) {
         return round_trip(request, response, response_bytes, {}, received);
     }
-    auto &mirror = RegistrationMirror::instance();
-    const uint64_t va = rq.memory.embedded_address;
-    std::string error;
-    if (!mirror.acquire(va, rq.length, error)) {
-        logger(Component::kDevice).warn("register {:#x}+{}: {}", va, rq.length, error);
-        write_status(response, response_bytes, request.sequence, status::kInvalidParameter);
-        return status::kInvalidParameter;
-    }
-    rq.memory = hw::MemoryHandle{0, 0, va, rq.memory.bytes, 0};
-    const int fd = mirror.fd();
-    const int32_t s = round_trip(rq.header, response, response_bytes, std::span(&fd, 1), received);
-    if (s != status::kSuccess) {
-        mirror.release(va, rq.length);
-        return s;
-    }
-    if (auto old = registrations_.find(rq.mpt_index); old != registrations_.end()) {
-        mirror.release(old->second.va, old->second.length);
-    }
-    registrations_[rq.mpt_index] = Range{va, rq.length};
-    return s;
+    const auto mpt_index = [](const hw::RegisterMrRequest &r, const hw::ResponseHeader &,
+                              size_t) -> std::optional<uint32_t> { return r.mpt_index; };
+    return mirrored_round_trip(rq, "register", registrations_, mpt_index, response, response_bytes,
+                               received);
 }
 
-// As register_mr: the pages move into the registration mirror and the daemon maps them.
 int32_t DaemonClient::build_lam(const hw::CommandHeader &request, hw::ResponseHeader &response,
                                 size_t response_bytes, std::vector<UniqueFd> &received) {
     hw::BuildLamRequest rq;
@@ -209,27 +222,12 @@ int32_t DaemonClient::build_lam(const hw::CommandHeader &request, hw::ResponseHe
     if (rq.memory.fd_index != hw::kNoFd || rq.memory.embedded_address == 0 || rq.length == 0) {
         return round_trip(request, response, response_bytes, {}, received);
     }
-    auto &mirror = RegistrationMirror::instance();
-    const uint64_t va = rq.memory.embedded_address;
-    std::string error;
-    if (!mirror.acquire(va, rq.length, error)) {
-        logger(Component::kDevice).warn("LAM {:#x}+{}: {}", va, rq.length, error);
-        write_status(response, response_bytes, request.sequence, status::kInvalidParameter);
-        return status::kInvalidParameter;
-    }
-    rq.memory = hw::MemoryHandle{0, 0, va, rq.memory.bytes, 0};
-    const int fd = mirror.fd();
-    const int32_t s = round_trip(rq.header, response, response_bytes, std::span(&fd, 1), received);
-    if (s != status::kSuccess || response_bytes < sizeof(hw::BuildLamResponse)) {
-        mirror.release(va, rq.length);
-        return s;
-    }
-    const auto &rs = reinterpret_cast<const hw::BuildLamResponse &>(response);
-    if (auto old = lams_.find(rs.lam); old != lams_.end()) {
-        mirror.release(old->second.va, old->second.length);
-    }
-    lams_[rs.lam] = Range{va, rq.length};
-    return s;
+    const auto lam_id = [](const hw::BuildLamRequest &, const hw::ResponseHeader &r,
+                           size_t bytes) -> std::optional<uint32_t> {
+        if (bytes < sizeof(hw::BuildLamResponse)) return std::nullopt;
+        return reinterpret_cast<const hw::BuildLamResponse &>(r).lam;
+    };
+    return mirrored_round_trip(rq, "LAM", lams_, lam_id, response, response_bytes, received);
 }
 
 void DaemonClient::after(const hw::CommandHeader &request, const hw::ResponseHeader &response,

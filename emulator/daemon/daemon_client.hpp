@@ -61,6 +61,19 @@ class DaemonClient final : public DeviceClient {
     int32_t round_trip(const hw::CommandHeader &request, hw::ResponseHeader &response,
                        size_t response_bytes, std::span<const int> fds,
                        std::vector<UniqueFd> &received);
+    struct Range {
+        uint64_t va;
+        uint64_t length;
+    };
+    // register_mr and build_lam: the consumer's pages (rq.memory.embedded_address) move
+    // into the registration mirror, the command goes with the mirror's fd, and on
+    // success the range is kept under the key key_of(rq, response, response_bytes)
+    // picks (MPT index, LAM id), releasing what that key held before. Without a key
+    // (failure, short response) the pages are released again. Caller holds mutex_.
+    template <class Request, class KeyOf>
+    int32_t mirrored_round_trip(Request rq, const char *what, std::map<uint32_t, Range> &ranges,
+                                KeyOf key_of, hw::ResponseHeader &response, size_t response_bytes,
+                                std::vector<UniqueFd> &received);
     int32_t register_mr(const hw::CommandHeader &request, hw::ResponseHeader &response,
                         size_t response_bytes, std::vector<UniqueFd> &received);
     int32_t build_lam(const hw::CommandHeader &request, hw::ResponseHeader &response,
@@ -74,10 +87,6 @@ class DaemonClient final : public DeviceClient {
     bool broken_ = false;
     std::atomic<hw::ContextControlPage *> control_{nullptr};
     std::unique_ptr<Mapping> control_mapping_;
-    struct Range {
-        uint64_t va;
-        uint64_t length;
-    };
     std::map<uint32_t, Range> registrations_;  // MPT index -> mirrored range
     std::map<uint32_t, Range> lams_;           // LAM id -> mirrored range
 };
