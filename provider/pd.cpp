@@ -55,8 +55,8 @@ const SOFTNDK_MW_EXTENSION_DISPATCH kMwExtensionDispatch = {
     .SoftNdkCreateMwType1 = create_mw_type1,
 };
 
-// The PD offers SoftNDK's type-1 window extension (softndk_ext.h), version 1.x;
-// everything else is the common answer.
+// The PD offers SoftNDK's type-1 window extension (softndk_ext.h) at version 1.0; a
+// newer version, another GUID or another object gets the common answer.
 NTSTATUS pd_query_extension(NDK_OBJECT_HEADER *h, GUID *id, NDK_VERSION v,
                             NDK_EXTENSION_INTERFACE *out) {
     if (from_header<Pd>(h) == nullptr) return STATUS_INVALID_PARAMETER;
