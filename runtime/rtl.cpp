@@ -20,16 +20,21 @@ namespace {
 
 // ---- Strings.
 
-// Windows caps a counted string's Length at the largest multiple of the character size that
-// fits a USHORT, minus one terminator.
-template <class Char>
-void init_counted_string(USHORT &length, USHORT &maximum_length, const Char * /*source*/,
-                         size_t source_chars) {
+// RtlInit{Unicode,Ansi}String: the string points at `source` (NULL gives an empty one).
+// Windows caps Length at the largest multiple of the character size that fits a USHORT,
+// minus one terminator.
+template <class CountedString, class Char>
+void init_counted_string(CountedString &string, const Char *source) {
+    string.Buffer = const_cast<Char *>(source);
+    if (source == nullptr) {
+        string.Length = string.MaximumLength = 0;
+        return;
+    }
     constexpr size_t kMaxBytes = sizeof(Char) * (MAXUSHORT / sizeof(Char));
-    size_t bytes = source_chars * sizeof(Char);
+    size_t bytes = std::char_traits<Char>::length(source) * sizeof(Char);
     if (bytes >= kMaxBytes) bytes = kMaxBytes - sizeof(Char);
-    length = static_cast<USHORT>(bytes);
-    maximum_length = static_cast<USHORT>(bytes + sizeof(Char));
+    string.Length = static_cast<USHORT>(bytes);
+    string.MaximumLength = static_cast<USHORT>(bytes + sizeof(Char));
 }
 
 // C.UTF-8 has the C library's full Unicode case tables (the plain "C" locale only knows
@@ -348,23 +353,11 @@ SIZE_T NTAPI RtlCompareMemory(const VOID *Source1, const VOID *Source2, SIZE_T L
 // ---- Strings.
 
 VOID NTAPI RtlInitUnicodeString(PUNICODE_STRING DestinationString, PCWSTR SourceString) {
-    DestinationString->Buffer = const_cast<PWCH>(SourceString);
-    if (SourceString == nullptr) {
-        DestinationString->Length = DestinationString->MaximumLength = 0;
-        return;
-    }
-    wdk::init_counted_string(DestinationString->Length, DestinationString->MaximumLength,
-                             SourceString, std::wcslen(SourceString));
+    wdk::init_counted_string(*DestinationString, SourceString);
 }
 
 VOID NTAPI RtlInitAnsiString(PANSI_STRING DestinationString, PCSZ SourceString) {
-    DestinationString->Buffer = const_cast<PCHAR>(SourceString);
-    if (SourceString == nullptr) {
-        DestinationString->Length = DestinationString->MaximumLength = 0;
-        return;
-    }
-    wdk::init_counted_string(DestinationString->Length, DestinationString->MaximumLength,
-                             SourceString, std::strlen(SourceString));
+    wdk::init_counted_string(*DestinationString, SourceString);
 }
 
 VOID NTAPI RtlInitString(PSTRING DestinationString, PCSZ SourceString) {

@@ -90,7 +90,8 @@ bool ConnectionManager::endpoint_in_use(const Endpoint &ep) const {
     return false;
 }
 
-std::optional<uint16_t> ConnectionManager::ephemeral_port(const Endpoint &ep) {
+int32_t ConnectionManager::claim_port(Endpoint &ep) {
+    if (ep.port != 0) return endpoint_in_use(ep) ? status::kSharingViolation : status::kSuccess;
     constexpr uint32_t kCount = 65536 - kFirstEphemeral;
     for (uint32_t i = 0; i < kCount; ++i) {
         const uint32_t port = kFirstEphemeral + (next_port_ - kFirstEphemeral + i) % kCount;
@@ -98,10 +99,11 @@ std::optional<uint16_t> ConnectionManager::ephemeral_port(const Endpoint &ep) {
         probe.port = static_cast<uint16_t>(port);
         if (!endpoint_in_use(probe)) {
             next_port_ = port + 1 > 65535 ? kFirstEphemeral : port + 1;
-            return static_cast<uint16_t>(port);
+            ep.port = probe.port;
+            return status::kSuccess;
         }
     }
-    return std::nullopt;
+    return status::kTooManyAddresses;
 }
 
 ConnectionManager::Connection *ConnectionManager::owned(uint32_t context, uint32_t id) {
@@ -215,13 +217,7 @@ int32_t ConnectionManager::listen(uint32_t context, const hw::WireSockaddr &addr
     if (!ep) return status::kInvalidAddress;
     if (!ep->any && !device_.owns_address(ep->ip)) return status::kInvalidAddress;
     std::lock_guard lock(mutex_);
-    if (ep->port == 0) {
-        auto port = ephemeral_port(*ep);
-        if (!port) return status::kTooManyAddresses;
-        ep->port = *port;
-    } else if (endpoint_in_use(*ep)) {
-        return status::kSharingViolation;
-    }
+    if (const int32_t s = claim_port(*ep); s != status::kSuccess) return s;
     listener = next_listener_++;
     listeners_.emplace(listener, Listener{context, *ep, false});
     bound = make_sockaddr(*ep);
@@ -256,13 +252,7 @@ int32_t ConnectionManager::create_shared_endpoint(uint32_t context, const hw::Wi
     // Connections leave from one address: a wildcard picks the adapter's first one.
     if (!resolve_local(*ep, ep->v4)) return status::kInvalidAddress;
     std::lock_guard lock(mutex_);
-    if (ep->port == 0) {
-        auto port = ephemeral_port(*ep);
-        if (!port) return status::kTooManyAddresses;
-        ep->port = *port;
-    } else if (endpoint_in_use(*ep)) {
-        return status::kSharingViolation;
-    }
+    if (const int32_t s = claim_port(*ep); s != status::kSuccess) return s;
     endpoint = next_shared_endpoint_++;
     shared_endpoints_.emplace(endpoint, SharedEndpoint{context, *ep});
     bound = make_sockaddr(*ep);
@@ -332,12 +322,8 @@ int32_t ConnectionManager::connect(uint32_t context, const hw::ConnectRequest &r
                 return status::kAddressAlreadyExists;
             }
         }
-    } else if (src->port == 0) {
-        auto port = ephemeral_port(*src);
-        if (!port) return status::kTooManyAddresses;
-        src->port = *port;
-    } else if (endpoint_in_use(*src)) {
-        return status::kSharingViolation;
+    } else if (const int32_t s = claim_port(*src); s != status::kSuccess) {
+        return s;
     }
     if (!device_.fabric().reachable(dst->ip)) return status::kHostUnreachable;
 

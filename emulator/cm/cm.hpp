@@ -127,7 +127,10 @@ class ConnectionManager {
     // An address of this adapter: true if `ep` names one, or is a wildcard, which
     // becomes the adapter's first address of the family.
     bool resolve_local(Endpoint &ep, bool v4) const;
-    std::optional<uint16_t> ephemeral_port(const Endpoint &ep);
+    // Gives `ep` its port (mutex_ held): port 0 becomes the next free ephemeral port
+    // (49152-65535; TOO_MANY_ADDRESSES if none is), a given port must be free
+    // (SHARING_VIOLATION if a listener, shared endpoint or connection holds it).
+    int32_t claim_port(Endpoint &ep);
     Connection *owned(uint32_t context, uint32_t id);
     Message message_for(uint32_t id, const Connection &c, MessageType type) const;
     void send(const Message &m);

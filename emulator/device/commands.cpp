@@ -105,6 +105,12 @@ struct Commands {
     }
 
     // ---- PDs
+    // PD `pd` if context `ctx` owns it, else nullptr. objects_mutex_ held.
+    static Device::Pd *owned_pd(Device &d, uint32_t ctx, uint32_t pd) {
+        auto it = d.pds_.find(pd);
+        return it == d.pds_.end() || it->second.context != ctx ? nullptr : &it->second;
+    }
+
     static int32_t create_pd(Device &d, uint32_t &ctx, const hw::ObjectRequest &,
                              hw::ObjectResponse &rs) {
         auto c = d.find_context(ctx);
@@ -121,15 +127,15 @@ struct Commands {
                               hw::ObjectResponse &rs) {
         auto c = d.find_context(ctx);
         std::unique_lock lock(d.objects_mutex_);
-        auto it = d.pds_.find(rq.object);
-        if (!c || it == d.pds_.end() || it->second.context != ctx) return status::kInvalidParameter;
-        if (it->second.users != 0) return status::kInvalidDeviceState;
-        if (const uint32_t privileged = it->second.privileged; privileged != 0) {
+        Device::Pd *pd = owned_pd(d, ctx, rq.object);
+        if (!c || pd == nullptr) return status::kInvalidParameter;
+        if (pd->users != 0) return status::kInvalidDeviceState;
+        if (const uint32_t privileged = pd->privileged; privileged != 0) {
             if (auto info = d.mpt_.inspect(privileged)) d.mpt_.deallocate(info->token);
             d.mpt_owners_.erase(privileged);
             c->mrs.erase(privileged);
         }
-        d.pds_.erase(it);
+        d.pds_.erase(rq.object);
         c->pds.erase(rq.object);
         rs.object = rq.object;
         return status::kSuccess;
@@ -242,12 +248,11 @@ struct Commands {
         std::shared_ptr<Qp> qp;
         {
             std::unique_lock lock(d.objects_mutex_);
-            auto pd = d.pds_.find(rq.pd);
+            Device::Pd *pd = owned_pd(d, ctx, rq.pd);
             auto cq_ok = [&](uint32_t n) {
                 return n < kMaxQueues && d.cqs_[n] && d.cqs_[n]->context() == ctx;
             };
-            if (pd == d.pds_.end() || pd->second.context != ctx || !cq_ok(rq.send_cq) ||
-                !cq_ok(rq.recv_cq)) {
+            if (pd == nullptr || !cq_ok(rq.send_cq) || !cq_ok(rq.recv_cq)) {
                 return status::kInvalidParameter;
             }
             std::shared_ptr<Srq> srq;
@@ -287,7 +292,7 @@ struct Commands {
             if (!with_srq) qp->resp.rq = RqConsumer::attach(qp->memory->data(), qp->rq_layout);
             if (!qp->req.sq || (!with_srq && !qp->resp.rq)) return status::kInternalError;
             d.qps_[n] = qp;
-            ++pd->second.users;
+            ++pd->users;
             c->qps.insert(n);
         }
         rs.qp = qp->number;
@@ -339,8 +344,8 @@ struct Commands {
         hw::QueueLayout full = layout;
         full.bytes = memory->size();
         std::unique_lock lock(d.objects_mutex_);
-        auto pd = d.pds_.find(rq.pd);
-        if (pd == d.pds_.end() || pd->second.context != ctx) return status::kInvalidParameter;
+        Device::Pd *pd = owned_pd(d, ctx, rq.pd);
+        if (pd == nullptr) return status::kInvalidParameter;
         uint32_t n = 1;
         while (n < kMaxQueues && d.srqs_[n])
             ++n;
@@ -349,7 +354,7 @@ struct Commands {
         if (!srq->ring) return status::kInternalError;
         srq->limit = rq.limit;
         d.srqs_[n] = srq;
-        ++pd->second.users;
+        ++pd->users;
         c->srqs.insert(n);
         rs.srq = n;
         rs.memory = srq->memory->handle();
@@ -410,13 +415,13 @@ struct Commands {
                              hw::ObjectResponse &rs) {
         auto c = d.find_context(ctx);
         std::unique_lock lock(d.objects_mutex_);
-        auto pd = d.pds_.find(rq.object);
-        if (!c || pd == d.pds_.end() || pd->second.context != ctx) return status::kInvalidParameter;
+        Device::Pd *pd = owned_pd(d, ctx, rq.object);
+        if (!c || pd == nullptr) return status::kInvalidParameter;
         const auto r = d.mpt_.allocate(type, rq.object);
         if (!r.ok()) return key_status_to_nt(r.status);
         const uint32_t index = hw::token_index(r.token);
         d.mpt_owners_[index] = Device::MptOwner{ctx, rq.object};
-        ++pd->second.users;
+        ++pd->users;
         c->mrs.insert(index);
         rs.object = index;
         rs.token = r.token;
@@ -545,20 +550,20 @@ struct Commands {
                                     hw::ObjectResponse &rs) {
         auto c = d.find_context(ctx);
         std::unique_lock lock(d.objects_mutex_);
-        auto pd = d.pds_.find(rq.object);
-        if (!c || pd == d.pds_.end() || pd->second.context != ctx) return status::kInvalidParameter;
-        if (pd->second.privileged == 0) {
+        Device::Pd *pd = owned_pd(d, ctx, rq.object);
+        if (!c || pd == nullptr) return status::kInvalidParameter;
+        if (pd->privileged == 0) {
             c->lam->retain_released();
             const auto r = d.mpt_.create_privileged(rq.object, Translation::logical(c->lam));
             if (!r.ok()) return key_status_to_nt(r.status);
             const uint32_t index = hw::token_index(r.token);
-            pd->second.privileged = index;
+            pd->privileged = index;
             d.mpt_owners_[index] = Device::MptOwner{ctx, rq.object};
             c->mrs.insert(index);
         }
-        const auto info = d.mpt_.inspect(pd->second.privileged);
+        const auto info = d.mpt_.inspect(pd->privileged);
         if (!info) return status::kInvalidDeviceState;
-        rs.object = pd->second.privileged;
+        rs.object = pd->privileged;
         rs.token = info->token;
         return status::kSuccess;
     }
