@@ -1802,4 +1802,11 @@ FORCEINLINE BOOLEAN SoftNdkAssertionCheck(int Passed, PCSTR Expression, PCSTR Me
 }
 #endif
 
+/* The rest of the WDK's kernel surface, by area (each part has its own extern "C"). */
+#include <softndk_wdm_system.h>
+
+#include <softndk_wdm_exec.h>
+
+#include <softndk_wdm_io.h>
+
 #endif /* _WDMDDK_ */
