@@ -40,6 +40,7 @@ NTSTATUS Adapter::open(NDK_VERSION requested, uint32_t if_index, Adapter **out) 
     hw::AttachRequest request{};
     request.abi_version = hw::kAbiVersion;
     request.if_index = if_index;
+    a->if_index_ = if_index;
     request.ndk_major = requested.Major;
     request.ndk_minor = requested.Minor;
     request.process_id = static_cast<uint32_t>(::getpid());

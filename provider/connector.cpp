@@ -377,7 +377,8 @@ NTSTATUS connect_slot(NDK_CONNECTOR *pConnector, NDK_QP *pQp, PSOCKADDR pSrc, UL
                       ULONG PrivateDataLength, NDK_FN_REQUEST_COMPLETION cb, PVOID ctx) {
     Connector *c = from_ndk<Connector>(pConnector);
     Qp *qp = from_ndk<Qp>(pQp);
-    if (c == nullptr || qp == nullptr || cb == nullptr || qp->adapter() != c->adapter() ||
+    if (c == nullptr || qp == nullptr || cb == nullptr ||
+        !c->adapter()->same_interface(qp->adapter()) ||
         (pPrivateData == nullptr && PrivateDataLength != 0) ||
         PrivateDataLength > c->adapter()->info().MaxCallerData)
         return STATUS_INVALID_PARAMETER;
@@ -397,7 +398,8 @@ NTSTATUS connect_with_shared_endpoint_slot(NDK_CONNECTOR *pConnector, NDK_QP *pQ
     Qp *qp = from_ndk<Qp>(pQp);
     SharedEndpoint *se = from_ndk<SharedEndpoint>(pSharedEndpoint);
     if (c == nullptr || qp == nullptr || se == nullptr || cb == nullptr ||
-        qp->adapter() != c->adapter() || se->adapter() != c->adapter() ||
+        !c->adapter()->same_interface(qp->adapter()) ||
+        !c->adapter()->same_interface(se->adapter()) ||
         (pPrivateData == nullptr && PrivateDataLength != 0) ||
         PrivateDataLength > c->adapter()->info().MaxCallerData)
         return STATUS_INVALID_PARAMETER;
@@ -432,7 +434,8 @@ NTSTATUS accept_common(NDK_CONNECTOR *pConnector, NDK_QP *pQp, ULONG Ird, ULONG 
                        NDK_FN_REQUEST_COMPLETION cb, PVOID ctx) {
     Connector *c = from_ndk<Connector>(pConnector);
     Qp *qp = from_ndk<Qp>(pQp);
-    if (c == nullptr || qp == nullptr || cb == nullptr || qp->adapter() != c->adapter() ||
+    if (c == nullptr || qp == nullptr || cb == nullptr ||
+        !c->adapter()->same_interface(qp->adapter()) ||
         (pPrivateData == nullptr && PrivateDataLength != 0) ||
         PrivateDataLength > c->adapter()->info().MaxCalleeData)
         return STATUS_INVALID_PARAMETER;

@@ -92,7 +92,8 @@ NTSTATUS create_qp_slot(NDK_PD *pPd, NDK_CQ *pReceiveCq, NDK_CQ *pInitiatorCq, P
     if (pd == nullptr || rcq == nullptr || icq == nullptr || cb == nullptr || ppNdkQp == nullptr)
         return STATUS_INVALID_PARAMETER;
     Adapter *a = pd->adapter();
-    if (rcq->adapter() != a || icq->adapter() != a) return STATUS_INVALID_PARAMETER;
+    if (!a->same_interface(rcq->adapter()) || !a->same_interface(icq->adapter()))
+        return STATUS_INVALID_PARAMETER;
     if (pd->closing() || rcq->closing() || icq->closing()) return STATUS_INVALID_DEVICE_STATE;
     const NDK_ADAPTER_INFO &info = a->info();
     if (ReceiveQueueDepth > info.MaxReceiveQueueDepth ||
@@ -142,7 +143,8 @@ NTSTATUS create_qp_with_srq_slot(NDK_PD *pPd, NDK_CQ *pReceiveCq, NDK_CQ *pIniti
         return STATUS_INVALID_PARAMETER;
     Adapter *a = pd->adapter();
     // The SRQ's receives are checked against the QP's PD: they must be the same.
-    if (rcq->adapter() != a || icq->adapter() != a || srq->pd() != pd)
+    if (!a->same_interface(rcq->adapter()) || !a->same_interface(icq->adapter()) ||
+        srq->pd() != pd)
         return STATUS_INVALID_PARAMETER;
     if (pd->closing() || rcq->closing() || icq->closing() || srq->closing())
         return STATUS_INVALID_DEVICE_STATE;

@@ -100,6 +100,15 @@ class Adapter : public Embedded<NDK_ADAPTER>, public Object {
     ~Adapter() override;
 
     NDK_VERSION version() const { return version_; }
+    uint32_t if_index() const { return if_index_; }
+    // Handles of one interface (WskOpenNdkAdapter called several times on the same
+    // if_index) reach one device port, so their objects work together: a QP of one
+    // handle accepted on another handle's connector, CQs of one handle under a QP of
+    // another, as real providers allow. The device checks that both handles belong to
+    // the same consumer process.
+    bool same_interface(const Adapter *other) const {
+        return other != nullptr && other->if_index_ == if_index_;
+    }
     const hw::DeviceLimits &limits() const { return limits_; }
     const NDK_ADAPTER_INFO &info() const { return info_; }
     uint32_t next_id() { return next_id_.fetch_add(1, std::memory_order_relaxed); }
@@ -156,6 +165,7 @@ class Adapter : public Embedded<NDK_ADAPTER>, public Object {
 
     std::unique_ptr<DeviceClient> client_;
     NDK_VERSION version_{};
+    uint32_t if_index_ = 0;
     hw::DeviceLimits limits_{};
     NDK_ADAPTER_INFO info_{};
     uint32_t context_id_ = 0;

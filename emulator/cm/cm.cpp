@@ -289,7 +289,7 @@ int32_t ConnectionManager::connect(uint32_t context, const hw::ConnectRequest &r
     if (rq.shared_endpoint != 0) {
         std::lock_guard lock(mutex_);
         auto se = shared_endpoints_.find(rq.shared_endpoint);
-        if (se == shared_endpoints_.end() || se->second.context != context) {
+        if (se == shared_endpoints_.end() || !device_.same_consumer(se->second.context, context)) {
             return status::kInvalidParameter;
         }
         src = se->second.endpoint;
@@ -305,7 +305,8 @@ int32_t ConnectionManager::connect(uint32_t context, const hw::ConnectRequest &r
     if (rq.shared_endpoint == 0 && !resolve_local(*src, dst->v4)) {
         return src->any ? status::kNetworkUnreachable : status::kInvalidAddress;
     }
-    auto qp = device_.find_qp(context, rq.qp);
+    // The QP may belong to another handle of the same consumer (Device::same_consumer).
+    auto qp = device_.find_consumer_qp(context, rq.qp);
     if (!qp) return status::kInvalidParameter;
     std::lock_guard lock(mutex_);
     {
@@ -363,7 +364,8 @@ int32_t ConnectionManager::accept(uint32_t context, const hw::AcceptRequest &rq)
     if (rq.private_data_bytes > std::min(limits.max_callee_data, hw::kMaxPrivateData)) {
         return status::kInvalidParameter;
     }
-    auto qp = device_.find_qp(context, rq.qp);
+    // The QP may belong to another handle of the same consumer (Device::same_consumer).
+    auto qp = device_.find_consumer_qp(context, rq.qp);
     std::lock_guard lock(mutex_);
     Connection *c = owned(context, rq.connection);
     if (c == nullptr || c->active || !qp) return status::kInvalidParameter;

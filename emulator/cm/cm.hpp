@@ -20,6 +20,10 @@
 // STATUS_TOO_MANY_ADDRESSES when none is free); an IP:port in use by a listener or a
 // connection gives STATUS_SHARING_VIOLATION. A paused listener refuses requests as if
 // it did not exist (the peer's connect ends with CONNECTION_REFUSED).
+// Handles: the connection belongs to the context that issued kConnect or owns the
+// listener (its EQEs go there); the QP it drives may belong to any context of the same
+// consumer process (Device::same_consumer), e.g. a QP of handle B accepted on a
+// connector of handle A. A shared endpoint likewise serves any handle of its consumer.
 // Connect errors found locally are returned by the command: bad QP or one already
 // connected (STATUS_INVALID_PARAMETER / STATUS_CONNECTION_ACTIVE), a source address
 // that is not ours (STATUS_INVALID_ADDRESS), no adapter on the fabric owns the

@@ -250,14 +250,15 @@ struct Commands {
             std::unique_lock lock(d.objects_mutex_);
             Device::Pd *pd = owned_pd(d, ctx, rq.pd);
             auto cq_ok = [&](uint32_t n) {
-                return n < kMaxQueues && d.cqs_[n] && d.cqs_[n]->context() == ctx;
+                return n < kMaxQueues && d.cqs_[n] && d.same_consumer_locked(d.cqs_[n]->context(), ctx);
             };
             if (pd == nullptr || !cq_ok(rq.send_cq) || !cq_ok(rq.recv_cq)) {
                 return status::kInvalidParameter;
             }
             std::shared_ptr<Srq> srq;
             if (with_srq) {
-                if (rq.srq >= kMaxQueues || !d.srqs_[rq.srq] || d.srqs_[rq.srq]->context != ctx) {
+                if (rq.srq >= kMaxQueues || !d.srqs_[rq.srq] ||
+                    !d.same_consumer_locked(d.srqs_[rq.srq]->context, ctx)) {
                     return status::kInvalidParameter;
                 }
                 srq = d.srqs_[rq.srq];

@@ -89,6 +89,24 @@ std::shared_ptr<Qp> Device::find_qp(uint32_t context, uint32_t number) const {
     return qp && qp->context == context ? qp : nullptr;
 }
 
+bool Device::same_consumer_locked(uint32_t context_a, uint32_t context_b) const {
+    if (context_a == context_b) return true;
+    const auto a = contexts_.find(context_a);
+    const auto b = contexts_.find(context_b);
+    return a != contexts_.end() && b != contexts_.end() && a->second->process_id != 0 &&
+           a->second->process_id == b->second->process_id;
+}
+
+bool Device::same_consumer(uint32_t context_a, uint32_t context_b) const {
+    std::shared_lock lock(objects_mutex_);
+    return same_consumer_locked(context_a, context_b);
+}
+
+std::shared_ptr<Qp> Device::find_consumer_qp(uint32_t context, uint32_t number) const {
+    auto qp = find_qp(number);
+    return qp && same_consumer(qp->context, context) ? qp : nullptr;
+}
+
 uint32_t Device::next_start_psn(uint32_t qp_number) {
     if (transport().initial_psn) return *transport().initial_psn & wire::kPsnMask;
     const uint32_t s = psn_seed_.fetch_add(0x9e3779b9u, std::memory_order_relaxed);

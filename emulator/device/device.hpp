@@ -157,6 +157,16 @@ class Device final : public Port {
     std::shared_ptr<Qp> find_qp(uint32_t number) const;
     // QP owned by `context` or nullptr.
     std::shared_ptr<Qp> find_qp(uint32_t context, uint32_t number) const;
+    // Contexts attached by one consumer process (AttachRequest::process_id: getpid() in
+    // embedded mode, the kernel's SO_PEERCRED pid in daemon mode) are handles of one
+    // interface opened by one driver (WskOpenNdkAdapter called several times). Their
+    // objects may be used together - a QP of one handle accepted on another's connector,
+    // CQs of one handle under another's QP - as on real hardware, where every handle
+    // reaches the same port. Objects of another process never. A context whose process
+    // id is 0 (unknown) shares with no other context.
+    bool same_consumer(uint32_t context_a, uint32_t context_b) const;
+    // QP owned by `context` or by another context of the same consumer, or nullptr.
+    std::shared_ptr<Qp> find_consumer_qp(uint32_t context, uint32_t number) const;
     // Fills meta (IPs, UDP source port), stamps the time, counts, queues on the outbox.
     void transmit(Qp &qp, Packet &&packet);
     // Writes a CQE; on overflow defers "QPs of this CQ to error".
@@ -197,6 +207,7 @@ class Device final : public Port {
     };
 
     std::shared_ptr<Context> find_context(uint32_t id) const;
+    bool same_consumer_locked(uint32_t context_a, uint32_t context_b) const;  // objects_mutex_ held
     void destroy_context(Context &context);  // objects_mutex_ NOT held
     void destroy_qp(const std::shared_ptr<Qp> &qp);
     void fail_cq_qps(uint32_t cq);

@@ -3,6 +3,8 @@
 // state checks. Listeners (NdkListen, NdkControlConnectEvents, NdkReject) are in
 // listener_test.cpp, shared endpoints (NdkConnectWithSharedEndpoint) in
 // shared_endpoint_test.cpp.
+#include <cstring>
+
 #include "ndk_test.hpp"
 #include "provider.hpp"  // kDisconnectReasonPeerRequest
 
@@ -23,6 +25,76 @@ struct ReasonSeen {
 };
 
 }  // namespace
+
+// ---- Several handles of one interface
+
+namespace {
+
+// One more WskOpenNdkAdapter of the default interface; closed last (declare it before
+// the Sides whose connector or listener it creates).
+struct Handle {
+    Wsk &wsk;
+    NDK_ADAPTER *adapter = nullptr;
+    explicit Handle(Wsk &w) : wsk(w) { REQUIRE(wsk.open(&adapter) == STATUS_SUCCESS); }
+    ~Handle() { wsk.close(adapter); }
+};
+
+}  // namespace
+
+TEST_CASE("NdkAccept of a QP from another handle of the interface, three handles open",
+          "[provider][connector][cm][device]") {
+    // As drivers do: the listener (and so the connector it delivers) on handle A, the
+    // accepted QP with its PD and CQs on handle B, the client's connector on handle C
+    // and its QP on handle D. Real providers accept this: every handle reaches one port.
+    Wsk wsk;
+    Handle listening(wsk), connecting(wsk);
+    Side client(wsk), server(wsk);
+    ConnectOptions o;
+    o.listener_adapter = listening.adapter;
+    o.connector_adapter = connecting.adapter;
+    connect(client, server, o);
+    // Data flows both ways over the QPs of the other handles.
+    for (Side *rx_side : {&server, &client}) {
+        Side &tx_side = rx_side == &server ? client : server;
+        NDK_SGE rx = rx_side->sge(0, 64);
+        REQUIRE(rx_side->qp->Dispatch->NdkReceive(rx_side->qp, nullptr, &rx, 1) ==
+                STATUS_SUCCESS);
+        std::memcpy(tx_side.buffer.data(), "handles", 7);
+        NDK_SGE tx = tx_side.sge(0, 7);
+        REQUIRE(tx_side.qp->Dispatch->NdkSend(tx_side.qp, nullptr, &tx, 1, 0) == STATUS_SUCCESS);
+        CHECK(tx_side.poll_one().Status == STATUS_SUCCESS);
+        const NDK_RESULT_EX r = rx_side->poll_one();
+        CHECK(r.Status == STATUS_SUCCESS);
+        CHECK(r.BytesTransferred == 7);
+        CHECK(std::memcmp(rx_side->buffer.data(), "handles", 7) == 0);
+    }
+    // The passive side's connector (handle A) reports the connection of handle B's QP.
+    SOCKADDR_STORAGE peer{};
+    ULONG peer_len = sizeof peer;
+    CHECK(server.connector->Dispatch->NdkGetPeerAddress(
+              server.connector, reinterpret_cast<PSOCKADDR>(&peer), &peer_len) == STATUS_SUCCESS);
+    // An orderly disconnect through the connectors of the other handles.
+    Done disconnected;
+    REQUIRE(finish(client.connector->Dispatch->NdkDisconnect(client.connector, Done::request,
+                                                             &disconnected),
+                   disconnected) == STATUS_SUCCESS);
+}
+
+TEST_CASE("A QP's CQs may come from another handle of the interface",
+          "[provider][pd][cq][device]") {
+    Wsk wsk;
+    Side owner(wsk);
+    Handle other(wsk);
+    NDK_CQ *cq = nullptr;
+    REQUIRE(other.adapter->Dispatch->NdkCreateCq(other.adapter, 64, Side::notify, &owner, nullptr,
+                                                 Done::create, nullptr, &cq) == STATUS_SUCCESS);
+    NDK_QP *qp = nullptr;
+    CHECK(owner.pd->Dispatch->NdkCreateQp(owner.pd, cq, owner.cq, nullptr, 16, 16, 1, 1, 0,
+                                          Done::create, nullptr, &qp) == STATUS_SUCCESS);
+    REQUIRE(qp != nullptr);
+    CHECK(close_sync(qp) == STATUS_SUCCESS);
+    CHECK(close_sync(cq) == STATUS_SUCCESS);
+}
 
 // ---- NdkAcceptEx / NdkCompleteConnectEx
 

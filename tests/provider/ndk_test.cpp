@@ -125,9 +125,10 @@ void connect(Side &client, Side &server, ConnectOptions o) {
     static ListenState state;  // outlives the listener (closed with the server side)
     state.incoming = nullptr;
     state.event.count = 0;
-    REQUIRE(server.adapter->Dispatch->NdkCreateListener(server.adapter, ListenState::on_connect,
-                                                        &state, Done::create, nullptr,
-                                                        &server.listener) == STATUS_SUCCESS);
+    NDK_ADAPTER *listening = o.listener_adapter != nullptr ? o.listener_adapter : server.adapter;
+    REQUIRE(listening->Dispatch->NdkCreateListener(listening, ListenState::on_connect, &state,
+                                                   Done::create, nullptr,
+                                                   &server.listener) == STATUS_SUCCESS);
     SOCKADDR_STORAGE any{};
     ULONG addr_len;
     if (o.ipv6) {
@@ -152,8 +153,10 @@ void connect(Side &client, Side &server, ConnectOptions o) {
     REQUIRE(bound.ss_family == any.ss_family);
     REQUIRE(reinterpret_cast<sockaddr_in *>(&bound)->sin_port != 0);  // same offset in v6
 
-    REQUIRE(client.adapter->Dispatch->NdkCreateConnector(client.adapter, Done::create, nullptr,
-                                                         &client.connector) == STATUS_SUCCESS);
+    NDK_ADAPTER *connecting =
+        o.connector_adapter != nullptr ? o.connector_adapter : client.adapter;
+    REQUIRE(connecting->Dispatch->NdkCreateConnector(connecting, Done::create, nullptr,
+                                                     &client.connector) == STATUS_SUCCESS);
     SOCKADDR_STORAGE src = any;
     SOCKADDR_STORAGE dst = bound;
     Done connected;

@@ -224,6 +224,11 @@ struct ConnectOptions {
     std::vector<unsigned char> *seen_by_client = nullptr;
     ULONG *server_rds = nullptr;
     bool ipv6 = false;  // ::1 instead of 127.0.0.1
+    // Another handle of the same interface to listen on (so the server's connector comes
+    // from it while the accepted QP is the server's), and one to create the client's
+    // connector on: as drivers do that open an interface several times.
+    NDK_ADAPTER *listener_adapter = nullptr;
+    NDK_ADAPTER *connector_adapter = nullptr;
     // Read limits each side asks for (InboundReadLimit / OutboundReadLimit).
     ULONG client_ird = 4, client_ord = 4;
     ULONG server_ird = 4, server_ord = 4;
