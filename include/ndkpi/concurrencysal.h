@@ -3,8 +3,8 @@
  * locks (_Acquires_lock_(l), _Requires_lock_held_(l), _Guarded_by_(l), ...), lock
  * levels, benign races, and their legacy __acquires_lock(l) ... spellings.
  *
- * Generated from the WDK annotation list (tests/headers/annotations/wdk-annotations.tsv,
- * columns name, params, header): every name that list gives this header is defined here
+ * The WDK annotation list (tests/headers/annotations/wdk-annotations.tsv, columns name,
+ * params, header) is the reference: every name it gives this header is defined here
  * with the WDK's arity - object-like, function-like with N parameters, or with "()" -
  * and, as in an ordinary (non-analysis) WDK build, expands to nothing: the annotations
  * feed PREfast, SDV and the compiler's /analyze, none of which exist here. Each is

@@ -4,8 +4,8 @@
  * _Dispatch_type_(t), _Kernel_float_saved_, _Must_inspect_result_ ...). As in the WDK
  * it includes specstrings.h and sdv_driverspecs.h; wdm.h includes it.
  *
- * Generated from the WDK annotation list (tests/headers/annotations/wdk-annotations.tsv,
- * columns name, params, header): every name that list gives this header is defined here
+ * The WDK annotation list (tests/headers/annotations/wdk-annotations.tsv, columns name,
+ * params, header) is the reference: every name it gives this header is defined here
  * with the WDK's arity - object-like, function-like with N parameters, or with "()" -
  * and, as in an ordinary (non-analysis) WDK build, expands to nothing: the annotations
  * feed PREfast, SDV and the compiler's /analyze, none of which exist here. Each is

@@ -3,8 +3,8 @@
  * Language, SAL 2 (_In_, _Out_writes_bytes_(n), _When_(c, a), _Success_(expr), ...)
  * and the SAL 1 names it also defines (__in, __out_ecount(n), __checkReturn, ...).
  *
- * Generated from the WDK annotation list (tests/headers/annotations/wdk-annotations.tsv,
- * columns name, params, header): every name that list gives this header is defined here
+ * The WDK annotation list (tests/headers/annotations/wdk-annotations.tsv, columns name,
+ * params, header) is the reference: every name it gives this header is defined here
  * with the WDK's arity - object-like, function-like with N parameters, or with "()" -
  * and, as in an ordinary (non-analysis) WDK build, expands to nothing: the annotations
  * feed PREfast, SDV and the compiler's /analyze, none of which exist here. Each is
