@@ -1,11 +1,11 @@
 /*
  * legacy_cpp.cpp - the C++ driver mode (SOFTNDK_LEGACY_SAL, which the build defines for
  * this file as softndk_add_driver(... CXX) does for C++ drivers): the WDK headers
- * included the way C++ drivers include them, inside extern "C", then libstdc++ headers
- * that use the legacy names (__in, __out, __valid, __bound, __pre) as identifiers or
- * declare and call min()/max(), then code that uses both: legacy annotations, the
- * WDK's min/max macros, and the standard library (with (std::min)(a, b), as on Windows).
- * NULL is still g++'s __null.
+ * included the way C++ drivers include them, inside extern "C", then every libstdc++
+ * header - among them those that use the legacy names (__in, __out, __valid, __bound,
+ * __pre) as identifiers or declare and call min()/max() - then code that uses both: legacy
+ * annotations, the WDK's min/max macros, and the standard library (with (std::min)(a, b), as on
+ * Windows). NULL is still g++'s __null.
  *
  * Built as C++20 with -Wall -Wextra -Werror. Exit status 0 and "N checks passed" when
  * every check holds; otherwise the failed check is on stderr.
@@ -16,22 +16,114 @@ extern "C" {
 #include <wsk.h>
 }
 
-#include <sys/stat.h>
+/* Every libstdc++ header (g++ 12), after the WDK headers; and <sys/stat.h>, which
+ * brings <linux/stat.h> (a __reserved member) under g++'s _GNU_SOURCE. */
 #include <algorithm>
+#include <any>
+#include <array>
+#include <atomic>
+#include <barrier>
+#include <bit>
+#include <bitset>
+#include <cassert>
+#include <ccomplex>
+#include <cctype>
+#include <cerrno>
+#include <cfenv>
+#include <cfloat>
+#include <charconv>
 #include <chrono>
+#include <cinttypes>
+#include <ciso646>
+#include <climits>
+#include <clocale>
+#include <cmath>
+#include <codecvt>
+#include <compare>
+#include <complex>
+#include <concepts>
+#include <condition_variable>
+#include <coroutine>
+#include <csetjmp>
+#include <csignal>
+#include <cstdalign>
+#include <cstdarg>
+#include <cstdbool>
+#include <cstddef>
+#include <cstdint>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <ctgmath>
+#include <ctime>
+#include <cuchar>
+#include <cwchar>
+#include <cwctype>
+#include <deque>
+#include <exception>
+#include <execution>
+#include <expected>
+#include <filesystem>
+#include <forward_list>
+#include <fstream>
 #include <functional>
+#include <future>
+#include <initializer_list>
+#include <iomanip>
+#include <ios>
+#include <iosfwd>
 #include <iostream>
+#include <istream>
+#include <iterator>
+#include <latch>
 #include <limits>
+#include <list>
+#include <locale>
 #include <map>
+#include <memory>
+#include <memory_resource>
+#include <mutex>
+#include <new>
+#include <numbers>
+#include <numeric>
+#include <optional>
+#include <ostream>
+#include <queue>
 #include <random>
 #include <ranges>
+#include <ratio>
 #include <regex>
+#include <scoped_allocator>
+#include <semaphore>
+#include <set>
+#include <shared_mutex>
+#include <source_location>
+#include <span>
+#include <spanstream>
 #include <sstream>
+#include <stack>
+#include <stacktrace>
+#include <stdexcept>
+#include <stop_token>
+#include <streambuf>
 #include <string>
+#include <string_view>
+#include <syncstream>
+#include <system_error>
 #include <thread>
 #include <tuple>
+#include <type_traits>
+#include <typeindex>
+#include <typeinfo>
+#include <unordered_map>
+#include <unordered_set>
+#include <utility>
+#include <valarray>
+#include <variant>
 #include <vector>
+#include <version>
+
+#include <sys/stat.h>
 
 namespace {
 
@@ -112,6 +204,12 @@ int main() {
     CHECK(from_thread == 1);
     CHECK(std::chrono::milliseconds(1500) ==
           std::chrono::seconds(1) + std::chrono::milliseconds(500));
+
+    /* <linux/stat.h> was read before __reserved became an annotation. */
+#pragma push_macro("__reserved")
+#undef __reserved
+    CHECK(offsetof(struct statx_timestamp, __reserved) == 12);
+#pragma pop_macro("__reserved")
 
     /* NULL is g++'s __null, not an empty annotation. */
     void *nothing = NULL;
