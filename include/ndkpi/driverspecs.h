@@ -1,7 +1,7 @@
 /*
  * driverspecs.h - SoftNDK user-mode stand-in for the WDK's driver annotations: the
  * __drv_* spellings and the SAL 2 driver forms (_IRQL_requires_max_(irql),
- * _Dispatch_type_(t), _Kernel_float_saved_, _Must_inspect_result_ ...). As in the WDK
+ * _Dispatch_type_(t), _Kernel_float_saved_, _IRQL_saves_ ...). As in the WDK
  * it includes specstrings.h and sdv_driverspecs.h; wdm.h includes it.
  *
  * The WDK annotation list (tests/headers/annotations/wdk-annotations.tsv, columns name,

@@ -1,7 +1,8 @@
 /*
- * specstrings.h - SoftNDK user-mode stand-in for the WDK's specstrings.h: the legacy
- * (pre-SAL 2) annotations that sal.h does not define - __in_bcount_opt(n), __out_z,
- * __deref_out_ecount(n), __checkReturn, __typefix(t), ... As in the WDK it includes
+ * specstrings.h - SoftNDK user-mode stand-in for the WDK's specstrings.h: the annotations
+ * that sal.h does not define - legacy ones (__deref_in_bcount(n), __analysis_noreturn,
+ * __allocator, __bound, ...) and later SAL 2 ones (_Frees_ptr_, _User_on_(m),
+ * _Accessible_bytes_(k, n), _Kernel_entry_, ...). As in the WDK it includes
  * sal.h first and then specstrings_strict.h and driverspecs.h, and ntdef.h includes it,
  * so every WDK header brings the whole annotation surface.
  *
