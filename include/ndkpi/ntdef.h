@@ -25,7 +25,11 @@
 #include <stdint.h>
 #include <wchar.h>
 
-#include <sal.h>
+/* The whole WDK annotation surface, as the WDK's ntdef.h brings it: kernelspecs.h
+ * includes driverspecs.h, which includes specstrings.h, which includes sal.h (and so
+ * concurrencysal.h), specstrings_strict.h and sdv_driverspecs.h. */
+#include <kernelspecs.h>
+#include <specstrings.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -278,11 +282,14 @@ typedef const ANSI_STRING *PCANSI_STRING;
  * DECLARE_UNICODE_STRING_SIZE(name, n) an empty one with room for n WCHARs. */
 #ifdef __cplusplus
 }
+/* extern "C++": C++ drivers include the WDK headers inside extern "C". */
+extern "C++" {
 constexpr PWCH SoftNdkConstantStringBuffer(const WCHAR *s) {
     return const_cast<PWCH>(s);
 }
 constexpr PCHAR SoftNdkConstantStringBuffer(const CHAR *s) {
     return const_cast<PCHAR>(s);
+}
 }
 extern "C" {
 #else
@@ -347,10 +354,19 @@ typedef const OBJECT_ATTRIBUTES *PCOBJECT_ATTRIBUTES;
 
 #define UNREFERENCED_PARAMETER(P) ((void)(P))
 
-/* min/max, as the WDK's minwindef.h defines them unless NOMINMAX. Only for C: in C++
- * function-like macros named min and max break <algorithm> and every std::min call
- * included after this header, which is why Windows C++ code defines NOMINMAX too. */
-#if !defined(__cplusplus) && !defined(NOMINMAX)
+/* TRUE when an optional pointer parameter was supplied (not NULL). */
+#define ARGUMENT_PRESENT(ArgumentPointer) \
+    ((CHAR *)((ULONG_PTR)(ArgumentPointer)) != (CHAR *)(NULL))
+
+/* min/max, as the WDK's ntdef.h defines them unless NOMINMAX - as macros, also in C++.
+ * In C always. In C++ only with SOFTNDK_LEGACY_SAL (the C++ driver mode, see
+ * softndk_sal.h): function-like macros named min and max break every later
+ * standard header that declares or calls min()/max() (<algorithm>, <limits>,
+ * <random>, ...), so that mode first includes those headers (softndk_sal.h's
+ * prelude, which specstrings.h above has already run) and later #includes of them
+ * are no-ops. Driver code then writes (std::min)(a, b) and
+ * (std::numeric_limits<T>::max)(), as it must on Windows, or defines NOMINMAX. */
+#if !defined(NOMINMAX) && (!defined(__cplusplus) || SOFTNDK_SAL_LEGACY_NAMES)
 #ifndef max
 #define max(a, b) (((a) > (b)) ? (a) : (b))
 #endif
