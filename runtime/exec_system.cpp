@@ -294,7 +294,10 @@ NTSTATUS NTAPI KeSaveFloatingPointState(PKFLOATING_SAVE FloatSave) {
                       "KeSaveFloatingPointState above DISPATCH_LEVEL");
     }
 #if defined(__x86_64__) || defined(__i386__)
-    FloatSave->Dummy = __builtin_ia32_stmxcsr();
+    // MXCSR's defined bits are 0-15; the x87 control word is 16 bits: both fit in Dummy.
+    unsigned short control = 0;
+    asm volatile("fnstcw %0" : "=m"(control));
+    FloatSave->Dummy = (__builtin_ia32_stmxcsr() & 0xFFFFu) | (ULONG{control} << 16);
 #else
     FloatSave->Dummy = 0;
 #endif
@@ -303,7 +306,9 @@ NTSTATUS NTAPI KeSaveFloatingPointState(PKFLOATING_SAVE FloatSave) {
 
 NTSTATUS NTAPI KeRestoreFloatingPointState(PKFLOATING_SAVE FloatSave) {
 #if defined(__x86_64__) || defined(__i386__)
-    __builtin_ia32_ldmxcsr(FloatSave->Dummy);
+    const auto control = static_cast<unsigned short>(FloatSave->Dummy >> 16);
+    asm volatile("fldcw %0" : : "m"(control));
+    __builtin_ia32_ldmxcsr(FloatSave->Dummy & 0xFFFFu);
 #else
     (void)FloatSave;
 #endif

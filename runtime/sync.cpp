@@ -169,8 +169,8 @@ VOID NTAPI ExReleaseRundownProtectionEx(PEX_RUNDOWN_REF RunRef, ULONG Count) {
         if (wdk::exchange_count(RunRef, count, count - removed)) return;
     }
     wdk::fatal(
-        fmt::format("ExReleaseRundownProtection: rundown reference {} has fewer than {} users "
-                    "to release (Count 0x{:x})",
+        fmt::format("ExReleaseRundownProtection: rundown reference {} has no users to "
+                    "release (releasing {}, Count 0x{:x})",
                     static_cast<void *>(RunRef), Count, count));
 }
 

@@ -730,10 +730,11 @@ _IRQL_requires_max_(DISPATCH_LEVEL) BOOLEAN NTAPI
     ExDeleteTimer(_In_ PEX_TIMER Timer, _In_ BOOLEAN Cancel, _In_ BOOLEAN Wait,
                   _In_opt_ PEXT_DELETE_PARAMETERS Parameters);
 
-/* ---- Floating point state. KFLOATING_SAVE keeps the SSE control/status word (MXCSR):
- * KeSaveFloatingPointState (IRQL <= DISPATCH_LEVEL) stores it and returns STATUS_SUCCESS;
- * KeRestoreFloatingPointState puts it back (rounding mode, exception masks) and returns
- * STATUS_SUCCESS. User-mode threads always may use the FPU, so nothing else is needed. */
+/* ---- Floating point state. KFLOATING_SAVE keeps the SSE control/status word (MXCSR, low 16
+ * bits) and the x87 control word (high 16 bits): KeSaveFloatingPointState (IRQL <=
+ * DISPATCH_LEVEL, else IRQL_NOT_LESS_OR_EQUAL) stores them and returns STATUS_SUCCESS;
+ * KeRestoreFloatingPointState puts them back (rounding modes, precision, exception masks) and
+ * returns STATUS_SUCCESS. User-mode threads always may use the FPU, so nothing else is needed. */
 typedef struct _KFLOATING_SAVE {
     ULONG Dummy;
 } KFLOATING_SAVE, *PKFLOATING_SAVE;

@@ -59,8 +59,9 @@ TEST_CASE("critical region: guarded regions disable all APCs, and so does APC_LE
     CHECK(KeAreAllApcsDisabled() == FALSE);
 }
 
-TEST_CASE("critical region: leaving one that was not entered aborts; entering at DISPATCH_LEVEL "
-          "bug-checks") {
+TEST_CASE(
+    "critical region: leaving one that was not entered aborts; entering at DISPATCH_LEVEL "
+    "bug-checks") {
     auto child = run_in_child([] { KeLeaveCriticalRegion(); });
     CHECK(child.aborted());
     CHECK_THAT(child.err, Catch::Contains("not in a critical region"));
@@ -166,7 +167,7 @@ TEST_CASE("kernel mutex: the owner reacquires recursively; the last release free
     CHECK(mutex.Header.Type == 2);
     REQUIRE(KeWaitForMutexObject(&mutex, Executive, KernelMode, FALSE, nullptr) == STATUS_SUCCESS);
     CHECK(mutex.OwnerThread == KeGetCurrentThread());
-    CHECK(KeAreApcsDisabled() == TRUE);  // owning a KMUTEX is a critical region
+    CHECK(KeAreApcsDisabled() == TRUE);       // owning a KMUTEX is a critical region
     REQUIRE(poll(&mutex) == STATUS_SUCCESS);  // recursion, even with a zero timeout
     CHECK(KeReadStateMutex(&mutex) == -1);
 
@@ -204,7 +205,8 @@ TEST_CASE("kernel mutex: release hands the mutex to one waiter, which becomes th
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
     CHECK(owners.load() == 0);
     KeReleaseMutex(&mutex, FALSE);
-    for (auto &waiter : waiters) waiter.join();
+    for (auto &waiter : waiters)
+        waiter.join();
     CHECK(owners.load() == 2);
     CHECK(held_correctly.load() == 2);
     CHECK(KeReadStateMutex(&mutex) == 1);
@@ -270,7 +272,8 @@ TEST_CASE("semaphore: each wait takes one unit; release adds and wakes that many
     CHECK(passed.load() == 2);  // only two units
     CHECK(KeReadStateSemaphore(&semaphore) == 0);
     CHECK(KeReleaseSemaphore(&semaphore, IO_NO_INCREMENT, 3, FALSE) == 0);
-    for (auto &waiter : waiters) waiter.join();
+    for (auto &waiter : waiters)
+        waiter.join();
     CHECK(passed.load() == 3);
     CHECK(KeReadStateSemaphore(&semaphore) == 2);  // 3 released, 1 taken
 }
@@ -329,8 +332,9 @@ TEST_CASE("executive resource: exclusive is recursive; shared joins an exclusive
     CHECK(ExDeleteResourceLite(&resource) == STATUS_SUCCESS);
 }
 
-TEST_CASE("executive resource: sharers share; a waiting writer holds new sharers back except "
-          "StarveExclusive") {
+TEST_CASE(
+    "executive resource: sharers share; a waiting writer holds new sharers back except "
+    "StarveExclusive") {
     ERESOURCE resource;
     ExInitializeResourceLite(&resource);
     KeEnterCriticalRegion();
@@ -417,8 +421,9 @@ TEST_CASE("executive resource: convert to shared lets waiting sharers in") {
     ExDeleteResourceLite(&resource);
 }
 
-TEST_CASE("executive resource: misuse - APCs enabled, non-owner release, shared to exclusive, "
-          "delete while owned") {
+TEST_CASE(
+    "executive resource: misuse - APCs enabled, non-owner release, shared to exclusive, "
+    "delete while owned") {
     ERESOURCE resource;
     ExInitializeResourceLite(&resource);
     auto child = run_in_child([&] { ExAcquireResourceExclusiveLite(&resource, TRUE); });
@@ -426,8 +431,8 @@ TEST_CASE("executive resource: misuse - APCs enabled, non-owner release, shared 
     CHECK_THAT(child.err, Catch::Contains("KeEnterCriticalRegion"));
     child = run_in_child([&] { ExReleaseResourceLite(&resource); });
     CHECK(child.aborted());
-    CHECK_THAT(child.err, Catch::Contains("RESOURCE_NOT_OWNED") ||
-                              Catch::Contains("BUGCHECK 0x000000E3"));
+    CHECK_THAT(child.err,
+               Catch::Contains("RESOURCE_NOT_OWNED") || Catch::Contains("BUGCHECK 0x000000E3"));
     child = run_in_child([&] {
         KeEnterCriticalRegion();
         ExAcquireResourceSharedLite(&resource, TRUE);
@@ -508,7 +513,8 @@ TEST_CASE("push lock: a counter under contention stays exact") {
             KeLeaveCriticalRegion();
         });
     }
-    for (auto &thread : threads) thread.join();
+    for (auto &thread : threads)
+        thread.join();
     CHECK(counter == 6000);
     CHECK(lock == 0);
 }
