@@ -60,7 +60,7 @@ TEST_CASE("critical region: guarded regions disable all APCs, and so does APC_LE
 }
 
 TEST_CASE(
-    "critical region: leaving one that was not entered aborts; entering at DISPATCH_LEVEL "
+    "critical region: leaving one that was not entered aborts, entering at DISPATCH_LEVEL "
     "bug-checks") {
     auto child = run_in_child([] { KeLeaveCriticalRegion(); });
     CHECK(child.aborted());
@@ -160,7 +160,7 @@ TEST_CASE("kernel mutex: KMUTEX and KSEMAPHORE keep Windows' x64 layout") {
     STATIC_REQUIRE(sizeof(KGUARDED_MUTEX) == sizeof(FAST_MUTEX));
 }
 
-TEST_CASE("kernel mutex: the owner reacquires recursively; the last release frees it") {
+TEST_CASE("kernel mutex: the owner reacquires recursively, the last release frees it") {
     KMUTEX mutex;
     KeInitializeMutex(&mutex, 0);
     CHECK(KeReadStateMutex(&mutex) == 1);
@@ -248,7 +248,7 @@ TEST_CASE("kernel mutex: release by a thread that does not own it raises STATUS_
 
 // ---- KSEMAPHORE.
 
-TEST_CASE("semaphore: each wait takes one unit; release adds and wakes that many waiters") {
+TEST_CASE("semaphore: each wait takes one unit, release adds and wakes that many waiters") {
     KSEMAPHORE semaphore;
     KeInitializeSemaphore(&semaphore, 2, 3);
     CHECK(semaphore.Header.Type == 5);
@@ -297,7 +297,7 @@ TEST_CASE("semaphore: releasing beyond the limit raises STATUS_SEMAPHORE_LIMIT_E
 
 // ---- ERESOURCE.
 
-TEST_CASE("executive resource: exclusive is recursive; shared joins an exclusive hold") {
+TEST_CASE("executive resource: exclusive is recursive, shared joins an exclusive hold") {
     ERESOURCE resource;
     REQUIRE(ExInitializeResourceLite(&resource) == STATUS_SUCCESS);
     KeEnterCriticalRegion();
@@ -333,7 +333,7 @@ TEST_CASE("executive resource: exclusive is recursive; shared joins an exclusive
 }
 
 TEST_CASE(
-    "executive resource: sharers share; a waiting writer holds new sharers back except "
+    "executive resource: sharers share, a waiting writer holds new sharers back except "
     "StarveExclusive") {
     ERESOURCE resource;
     ExInitializeResourceLite(&resource);
@@ -562,13 +562,18 @@ TEST_CASE("shared spin lock: readers share at DISPATCH_LEVEL, a writer excludes 
     CHECK(lock == 0);
 }
 
-TEST_CASE("shared spin lock: a sole reader converts to exclusive; one of two cannot") {
+TEST_CASE("shared spin lock: a sole reader converts to exclusive, one of two cannot") {
     EX_SPIN_LOCK lock = 0;
     KIRQL old;
     KeRaiseIrql(DISPATCH_LEVEL, &old);
     ExAcquireSpinLockSharedAtDpcLevel(&lock);
     REQUIRE(ExTryConvertSharedSpinLockExclusive(&lock) == TRUE);
     CHECK(ExTryAcquireSpinLockSharedAtDpcLevel(&lock) == FALSE);
+    ExReleaseSpinLockExclusiveFromDpcLevel(&lock);
+
+    ExAcquireSpinLockExclusiveAtDpcLevel(&lock);
+    CHECK(KeGetCurrentIrql() == DISPATCH_LEVEL);
+    CHECK(ExTryAcquireSpinLockExclusiveAtDpcLevel(&lock) == FALSE);
     ExReleaseSpinLockExclusiveFromDpcLevel(&lock);
 
     ExAcquireSpinLockSharedAtDpcLevel(&lock);

@@ -183,7 +183,7 @@ TEST_CASE("floating point: save and restore bring the rounding mode back") {
 
 // ---- Probing and debugging.
 
-TEST_CASE("probe: aligned user buffers pass; misalignment and bad ranges raise") {
+TEST_CASE("probe: aligned user buffers pass, misalignment and bad ranges raise") {
     alignas(8) char buffer[32] = {};
     ProbeForRead(buffer, sizeof(buffer), 8);
     ProbeForRead(buffer + 1, 4, 1);
@@ -288,7 +288,7 @@ TEST_CASE("pool extras: quota allocations are zeroed or not, and raise unless to
 
 // ---- Rundown with a count and cache-aware rundown.
 
-TEST_CASE("rundown ex: counts are taken and dropped together; the waiter waits for all") {
+TEST_CASE("rundown ex: counts are taken and dropped together, the waiter waits for all") {
     EX_RUNDOWN_REF ref;
     ExInitializeRundownProtection(&ref);
     REQUIRE(ExAcquireRundownProtectionEx(&ref, 3) == TRUE);

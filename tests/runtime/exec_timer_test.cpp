@@ -247,7 +247,7 @@ TEST_CASE("dpc extras: a coalescable timer expires like KeSetTimerEx and queues 
 }
 
 TEST_CASE(
-    "dpc extras: a threaded DPC runs at DISPATCH_LEVEL; importance and target are "
+    "dpc extras: a threaded DPC runs at DISPATCH_LEVEL, importance and target are "
     "recorded") {
     DpcRun run;
     KDPC dpc;
