@@ -142,6 +142,7 @@ struct ResourceState {
     std::unordered_map<PKTHREAD, ULONG> shared_owners;  // thread -> holds
     std::deque<const void *> exclusive_queue;           // FIFO tickets of exclusive waiters
     ULONG shared_waiters = 0;
+    ULONG conversions = 0;  // ExConvertExclusiveToSharedLite calls: each lets the sharers in
 };
 
 ResourceState &state_of(PERESOURCE resource, const char *caller) {
@@ -232,9 +233,15 @@ bool acquire_shared(PERESOURCE resource, BOOLEAN wait, SharedRule rule, const ch
         ++resource->ContentionCount;
         ++state.shared_waiters;
         publish(resource, state);
+        // A conversion to shared admits the sharers waiting at that moment, exclusive waiters
+        // or not, as Windows does.
+        const ULONG conversions = state.conversions;
         {
             const BlockingScope blocking;
-            state.changed.wait(guard, grantable);
+            state.changed.wait(guard, [&] {
+                return grantable() ||
+                       (state.conversions != conversions && state.exclusive_owner == nullptr);
+            });
         }
         --state.shared_waiters;
     }
@@ -672,6 +679,7 @@ VOID NTAPI ExConvertExclusiveToSharedLite(PERESOURCE Resource) {
     state.shared_owners[self] = state.exclusive_count;
     state.exclusive_owner = nullptr;
     state.exclusive_count = 0;
+    ++state.conversions;
     wdk::publish(Resource, state);
     state.changed.notify_all();
 }

@@ -155,7 +155,8 @@ LONG NTAPI KeReadStateSemaphore(_In_ PRKSEMAPHORE Semaphore);
  * ExIsResourceAcquiredExclusiveLite: TRUE if the caller owns it exclusively.
  * ExIsResourceAcquiredSharedLite: how many times the caller holds it (shared or exclusive),
  * 0 if not at all. ExConvertExclusiveToSharedLite: the caller (exclusive owner) keeps its
- * recursion count as shared ownership, and waiting sharers are let in.
+ * recursion count as shared ownership, and the sharers waiting at that moment are let in, even
+ * if a thread waits for exclusive access.
  * ExGetExclusiveWaiterCount / ExGetSharedWaiterCount: threads waiting now.
  * ExDeleteResourceLite (IRQL <= DISPATCH_LEVEL): STATUS_SUCCESS; deleting a resource that is
  * owned or waited for is reported and aborts. ExReinitializeResourceLite: back to unowned

@@ -620,3 +620,38 @@ TEST_CASE("shared spin lock: releasing a lock not held bug-checks SPIN_LOCK_NOT_
     CHECK(child.aborted());
     CHECK_THAT(child.err, Catch::Contains("SPIN_LOCK_NOT_OWNED"));
 }
+
+TEST_CASE("executive resource: a conversion admits waiting sharers ahead of a waiting writer") {
+    ERESOURCE resource;
+    ExInitializeResourceLite(&resource);
+    ExEnterCriticalRegionAndAcquireResourceExclusive(&resource);
+    std::atomic<bool> writer_in{false};
+    std::atomic<bool> reader_in{false};
+    std::atomic<bool> reader_may_leave{false};
+    std::thread writer([&] {
+        ExEnterCriticalRegionAndAcquireResourceExclusive(&resource);
+        writer_in = true;
+        ExReleaseResourceAndLeaveCriticalRegion(&resource);
+    });
+    REQUIRE(eventually([&] { return ExGetExclusiveWaiterCount(&resource) == 1; }));
+    std::thread reader([&] {
+        ExEnterCriticalRegionAndAcquireResourceShared(&resource);
+        reader_in = true;
+        while (!reader_may_leave.load())
+            std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        ExReleaseResourceAndLeaveCriticalRegion(&resource);
+    });
+    REQUIRE(eventually([&] { return ExGetSharedWaiterCount(&resource) == 1; }));
+    ExConvertExclusiveToSharedLite(&resource);
+    REQUIRE(eventually([&] { return reader_in.load(); }));
+    CHECK_FALSE(writer_in.load());
+    CHECK(ExGetExclusiveWaiterCount(&resource) == 1);
+    ExReleaseResourceAndLeaveCriticalRegion(&resource);
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    CHECK_FALSE(writer_in.load());  // the reader still holds it
+    reader_may_leave = true;
+    reader.join();
+    writer.join();
+    CHECK(writer_in.load());
+    ExDeleteResourceLite(&resource);
+}
