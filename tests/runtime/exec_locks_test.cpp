@@ -116,7 +116,7 @@ TEST_CASE("guarded mutex: a contended acquirer sleeps until the owner releases")
         got_it = true;
         KeReleaseGuardedMutex(&mutex);
     });
-    REQUIRE(eventually([&] { return mutex.Count < 0; }));  // it is waiting
+    REQUIRE(eventually([&] { return std::atomic_ref<LONG>(mutex.Count).load() < 0; }));  // waiting
     CHECK_FALSE(got_it.load());
     KeReleaseGuardedMutex(&mutex);
     waiter.join();
@@ -485,7 +485,8 @@ TEST_CASE("push lock: sharers share, a writer excludes everyone and sleeping wai
         ExReleasePushLockExclusive(&lock);
         KeLeaveCriticalRegion();
     });
-    REQUIRE(eventually([&] { return (lock & 2) != 0; }));  // it sleeps, marked waiting
+    // It sleeps, and has marked the lock as waited for.
+    REQUIRE(eventually([&] { return (std::atomic_ref<ULONG_PTR>(lock).load() & 2) != 0; }));
     CHECK_FALSE(writer_in.load());
     ExReleasePushLockShared(&lock);
     REQUIRE(eventually([&] { return writer_in.load(); }));

@@ -300,7 +300,8 @@ TEST_CASE("rundown ex: counts are taken and dropped together, the waiter waits f
         ExWaitForRundownProtectionRelease(&ref);
         done = true;
     });
-    REQUIRE(eventually([&] { return (ref.Count & EX_RUNDOWN_ACTIVE) != 0; }));
+    REQUIRE(eventually(
+        [&] { return (__atomic_load_n(&ref.Count, __ATOMIC_ACQUIRE) & EX_RUNDOWN_ACTIVE) != 0; }));
     CHECK(ExAcquireRundownProtectionEx(&ref, 1) == FALSE);
     CHECK_FALSE(done.load());
     ExReleaseRundownProtectionEx(&ref, 1);
@@ -329,7 +330,9 @@ TEST_CASE("rundown cache-aware: allocated or caller-sized, it behaves as EX_RUND
         ExWaitForRundownProtectionReleaseCacheAware(ref);
         done = true;
     });
-    REQUIRE(eventually([&] { return (ref->RunRef.Count & EX_RUNDOWN_ACTIVE) != 0; }));
+    REQUIRE(eventually([&] {
+        return (__atomic_load_n(&ref->RunRef.Count, __ATOMIC_ACQUIRE) & EX_RUNDOWN_ACTIVE) != 0;
+    }));
     CHECK(ExAcquireRundownProtectionCacheAware(ref) == FALSE);
     ExReleaseRundownProtectionCacheAwareEx(ref, 2);
     CHECK_FALSE(done.load());
@@ -489,7 +492,7 @@ TEST_CASE("work item init: a caller-allocated item runs like an allocated one") 
     REQUIRE(wait_ms(&run.done) == STATUS_SUCCESS);
     CHECK(run.object.load() == &device);
     CHECK(run.device_references.load() == 1);  // referenced while it ran
-    REQUIRE(eventually([&] { return device.ReferenceCount == 0; }));
+    REQUIRE(eventually([&] { return std::atomic_ref<LONG>(device.ReferenceCount).load() == 0; }));
     IoUninitializeWorkItem(item);
 
     // Against a driver object: passed to the routine, not referenced.
