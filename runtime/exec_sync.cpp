@@ -98,13 +98,16 @@ struct MutexRelease {
 bool release_mutex_locked(DISPATCHER_HEADER *header, void *context) {
     auto &release = *static_cast<MutexRelease *>(context);
     PRKMUTEX mutex = CONTAINING_RECORD(header, KMUTEX, Header);
-    release.previous = header->SignalState;
+    // Under the dispatcher lock; the atomic accesses keep KeReadStateMutex's lock-free read
+    // race-free.
+    std::atomic_ref<LONG> state(header->SignalState);
+    release.previous = state.load(std::memory_order_relaxed);
     if (mutex->OwnerThread != release.caller || release.previous > 0) {
         release.not_owner = true;
         return false;
     }
-    header->SignalState = release.previous + 1;
-    if (header->SignalState == 1) {
+    state.store(release.previous + 1, std::memory_order_release);
+    if (release.previous + 1 == 1) {
         mutex->OwnerThread = nullptr;
         release.freed = true;
     }
@@ -120,12 +123,13 @@ struct SemaphoreRelease {
 bool release_semaphore_locked(DISPATCHER_HEADER *header, void *context) {
     auto &release = *static_cast<SemaphoreRelease *>(context);
     PRKSEMAPHORE semaphore = CONTAINING_RECORD(header, KSEMAPHORE, Header);
-    release.previous = header->SignalState;
+    std::atomic_ref<LONG> state(header->SignalState);
+    release.previous = state.load(std::memory_order_relaxed);
     if (release.adjustment > semaphore->Limit - release.previous) {
         release.over_limit = true;
         return false;
     }
-    header->SignalState = release.previous + release.adjustment;
+    state.store(release.previous + release.adjustment, std::memory_order_release);
     return true;
 }
 

@@ -761,8 +761,9 @@ _IRQL_requires_max_(DISPATCH_LEVEL) PVOID NTAPI
 
 /* ---- Caller-allocated I/O work items. IoSizeofWorkItem() bytes of non-paged memory become an
  * IO_WORKITEM with IoInitializeWorkItem(IoObject, item): IoObject is the driver's DEVICE_OBJECT
- * (referenced while the item is queued or running, as with IoAllocateWorkItem) or its
- * DRIVER_OBJECT (not referenced). The item is then queued with IoQueueWorkItem[Ex] exactly like
+ * (Type IO_TYPE_DEVICE, as IoCreateDevice makes it: referenced while the item is queued or
+ * running, as with IoAllocateWorkItem) or its DRIVER_OBJECT (not referenced); the routine
+ * receives it. The item is then queued with IoQueueWorkItem[Ex] exactly like
  * an allocated one. IoUninitializeWorkItem ends its use (the memory stays the caller's); an item
  * still queued is reported and aborts, as is IoFreeWorkItem on a caller-allocated item. */
 _IRQL_requires_max_(DISPATCH_LEVEL) ULONG NTAPI IoSizeofWorkItem(VOID);
