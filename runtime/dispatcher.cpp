@@ -31,6 +31,7 @@ struct Waiter {
     WAIT_TYPE type = WaitAny;
     ULONG count = 0;
     PKWAIT_BLOCK blocks = nullptr;
+    PKTHREAD thread = nullptr;  // the waiting thread (a KMUTEX wait may make it the owner)
     bool satisfied = false;
     NTSTATUS status = STATUS_TIMEOUT;
 };
@@ -79,8 +80,22 @@ std::atomic_ref<LONG> signal_state(Object *object) {
     return std::atomic_ref<LONG>(object->SignalState);
 }
 
-bool is_signalled(Object *object) {
-    return signal_state(object).load(std::memory_order_relaxed) != 0;
+PRKMUTEX as_mutex(Object *object) {
+    return CONTAINING_RECORD(object, KMUTEX, Header);
+}
+
+// Would a wait by `thread` be satisfied by `object` now? A KMUTEX is available when it is free
+// (SignalState > 0) or already owned by `thread`; a semaphore while its count is above 0.
+bool signalled_for(Object *object, PKTHREAD thread) {
+    const LONG state = signal_state(object).load(std::memory_order_relaxed);
+    switch (object->Type) {
+        case kMutantObject:
+            return state > 0 || as_mutex(object)->OwnerThread == thread;
+        case kSemaphoreObject:
+            return state > 0;
+        default:
+            return state != 0;
+    }
 }
 
 // Synchronization objects are consumed by the wait they satisfy.
@@ -91,11 +106,41 @@ bool is_synchronization(const Object *object) {
 
 bool is_known_type(UCHAR type) {
     return type == kEventNotificationObject || type == kEventSynchronizationObject ||
-           type == kThreadObject || type == kTimerNotificationObject ||
-           type == kTimerSynchronizationObject;
+           type == kMutantObject || type == kSemaphoreObject || type == kThreadObject ||
+           type == kTimerNotificationObject || type == kTimerSynchronizationObject;
 }
 
-// Validates that `object` is a dispatcher object SoftNDK has (event, timer, thread).
+// A satisfied wait by `thread` takes its due from `object`: a synchronization event or timer
+// becomes unsignalled, a semaphore gives one unit, a KMUTEX one more hold (and `thread` owns it).
+void consume(Object *object, PKTHREAD thread) {
+    switch (object->Type) {
+        case kMutantObject: {
+            const LONG state = signal_state(object).load(std::memory_order_relaxed);
+            if (state == MINLONG) {
+                bugcheck(KMODE_EXCEPTION_NOT_HANDLED,
+                         static_cast<ULONG_PTR>(static_cast<ULONG>(STATUS_MUTANT_LIMIT_EXCEEDED)),
+                         reinterpret_cast<ULONG_PTR>(object), 0, 0,
+                         "a KMUTEX acquired recursively more than MINLONG times raised "
+                         "STATUS_MUTANT_LIMIT_EXCEEDED");
+            }
+            signal_state(object).store(state - 1, std::memory_order_relaxed);
+            as_mutex(object)->OwnerThread = thread;
+            break;
+        }
+        case kSemaphoreObject:
+            signal_state(object).fetch_sub(1, std::memory_order_relaxed);
+            break;
+        case kEventSynchronizationObject:
+        case kTimerSynchronizationObject:
+            signal_state(object).store(0, std::memory_order_relaxed);
+            break;
+        default:
+            break;
+    }
+}
+
+// Validates that `object` is a dispatcher object SoftNDK has (event, mutex, semaphore, timer,
+// thread).
 Object *as_object(PVOID object, const char *caller) {
     auto *header = static_cast<Object *>(object);
     if (header == nullptr) {
@@ -104,7 +149,8 @@ Object *as_object(PVOID object, const char *caller) {
     if (!is_known_type(header->Type)) {
         fatal(
             fmt::format("{}: object {} is not a dispatcher object SoftNDK knows "
-                        "(DISPATCHER_HEADER.Type {}; events are 0-1, threads 6, timers 8-9)",
+                        "(DISPATCHER_HEADER.Type {}; events are 0-1, mutexes 2, semaphores 5, "
+                        "threads 6, timers 8-9)",
                         caller, object, header->Type));
     }
     return header;
@@ -139,7 +185,7 @@ void satisfy(Waiter &waiter, NTSTATUS status) {
 bool all_signalled(const Waiter &waiter, Object *being_set) {
     for (ULONG i = 0; i < waiter.count; ++i) {
         Object *object = block_object(waiter.blocks[i]);
-        if (object != being_set && !is_signalled(object)) return false;
+        if (object != being_set && !signalled_for(object, waiter.thread)) return false;
     }
     return true;
 }
@@ -149,34 +195,45 @@ bool all_signalled(const Waiter &waiter, Object *being_set) {
 void consume_all(const Waiter &waiter, Object *being_set) {
     for (ULONG i = 0; i < waiter.count; ++i) {
         Object *object = block_object(waiter.blocks[i]);
-        if (object != being_set && is_synchronization(object)) {
-            signal_state(object).store(0, std::memory_order_relaxed);
-        }
+        if (object != being_set) consume(object, waiter.thread);
     }
 }
 
 // The wait's condition checked on entry, under the lock.
-std::optional<NTSTATUS> satisfy_at_once(ULONG count, Object *const *events, WAIT_TYPE type) {
+std::optional<NTSTATUS> satisfy_at_once(ULONG count, Object *const *events, WAIT_TYPE type,
+                                        PKTHREAD thread) {
     if (type == WaitAny) {
         for (ULONG i = 0; i < count; ++i) {
-            if (is_signalled(events[i])) {
-                if (is_synchronization(events[i])) {
-                    signal_state(events[i]).store(0, std::memory_order_relaxed);
-                }
+            if (signalled_for(events[i], thread)) {
+                consume(events[i], thread);
                 return STATUS_WAIT_0 + static_cast<NTSTATUS>(i);
             }
         }
         return std::nullopt;
     }
     for (ULONG i = 0; i < count; ++i) {
-        if (!is_signalled(events[i])) return std::nullopt;
+        if (!signalled_for(events[i], thread)) return std::nullopt;
     }
     for (ULONG i = 0; i < count; ++i) {
-        if (is_synchronization(events[i])) {
-            signal_state(events[i]).store(0, std::memory_order_relaxed);
-        }
+        consume(events[i], thread);
     }
     return STATUS_SUCCESS;
+}
+
+// After a wait that succeeded with `status`: each KMUTEX it acquired for the first time (not
+// recursively) puts its new owner in a critical region, as Windows' KeWaitForMutexObject does.
+// Runs on the waiting thread, which alone may now change those mutexes.
+void enter_regions_for_mutexes(ULONG count, Object *const *objects, WAIT_TYPE type,
+                               NTSTATUS status) {
+    if (status == STATUS_TIMEOUT) return;
+    for (ULONG i = 0; i < count; ++i) {
+        if (type == WaitAny && static_cast<NTSTATUS>(STATUS_WAIT_0 + i) != status) continue;
+        if (objects[i]->Type == kMutantObject &&
+            signal_state(objects[i]).load(std::memory_order_relaxed) == 0) {
+            ++KeGetCurrentThread()->critical_regions;  // any IRQL: a 0-timeout wait may run at
+                                                       // DISPATCH_LEVEL
+        }
+    }
 }
 
 // Windows' rule: waits above DISPATCH_LEVEL, or at DISPATCH_LEVEL with a timeout other than
@@ -192,15 +249,17 @@ void check_wait_irql(const char *caller, const LARGE_INTEGER *timeout, const voi
     }
 }
 
-NTSTATUS wait(ULONG count, Object *const *events, WAIT_TYPE type, const LARGE_INTEGER *timeout,
-              PKWAIT_BLOCK blocks) {
+NTSTATUS wait_locked(ULONG count, Object *const *events, WAIT_TYPE type,
+                     const LARGE_INTEGER *timeout, PKWAIT_BLOCK blocks) {
     const Deadline deadline = deadline_from_timeout(timeout);
+    const PKTHREAD thread = KeGetCurrentThread();
     Dispatcher &d = dispatcher();
     std::unique_lock guard(d.lock);
-    if (auto status = satisfy_at_once(count, events, type)) return *status;
+    if (auto status = satisfy_at_once(count, events, type, thread)) return *status;
     if (deadline.kind == Deadline::Kind::kPoll) return STATUS_TIMEOUT;
 
     Waiter waiter;
+    waiter.thread = thread;
     waiter.type = type;
     waiter.count = count;
     waiter.blocks = blocks;
@@ -227,6 +286,13 @@ NTSTATUS wait(ULONG count, Object *const *events, WAIT_TYPE type, const LARGE_IN
         }
     }
     return waiter.status;
+}
+
+NTSTATUS wait(ULONG count, Object *const *events, WAIT_TYPE type, const LARGE_INTEGER *timeout,
+              PKWAIT_BLOCK blocks) {
+    const NTSTATUS status = wait_locked(count, events, type, timeout, blocks);
+    enter_regions_for_mutexes(count, events, type, status);
+    return status;
 }
 
 // KeSetEvent for any dispatcher object, under the dispatcher lock.
@@ -280,6 +346,39 @@ LONG signal_object(DISPATCHER_HEADER *object, void (*then)(void *), void *contex
 void reset_object(DISPATCHER_HEADER *object) {
     std::lock_guard guard(dispatcher().lock);
     signal_state(object).store(0, std::memory_order_relaxed);
+}
+
+bool change_and_release_waiters(DISPATCHER_HEADER *object,
+                                bool (*change)(DISPATCHER_HEADER *object, void *context),
+                                void *context) {
+    Dispatcher &d = dispatcher();
+    std::lock_guard guard(d.lock);
+    if (!change(object, context)) return false;
+    LIST_ENTRY &head = d.bucket_of(object);
+    LIST_ENTRY *next = nullptr;
+    for (LIST_ENTRY *link = head.Flink; link != &head; link = next) {
+        next = link->Flink;
+        const KWAIT_BLOCK *block = CONTAINING_RECORD(link, KWAIT_BLOCK, WaitListEntry);
+        if (block->Object != object) continue;
+        auto *waiter = static_cast<Waiter *>(block->Thread);
+        if (!signalled_for(object, waiter->thread)) break;  // nothing left to hand out
+        NTSTATUS status;
+        if (waiter->type == WaitAny) {
+            consume(object, waiter->thread);
+            status = STATUS_WAIT_0 + block->WaitKey;
+        } else if (all_signalled(*waiter, nullptr)) {
+            consume_all(*waiter, nullptr);
+            status = STATUS_SUCCESS;
+        } else {
+            continue;
+        }
+        while (next != &head &&
+               CONTAINING_RECORD(next, KWAIT_BLOCK, WaitListEntry)->Thread == waiter) {
+            next = next->Flink;
+        }
+        satisfy(*waiter, status);
+    }
+    return true;
 }
 
 }  // namespace softndk::wdk

@@ -142,6 +142,29 @@ PVOID NTAPI ExAllocatePoolZero(POOL_TYPE PoolType, SIZE_T NumberOfBytes, ULONG T
     return block;
 }
 
+PVOID NTAPI ExAllocatePoolUninitialized(POOL_TYPE PoolType, SIZE_T NumberOfBytes, ULONG Tag) {
+    return ExAllocatePoolWithTag(PoolType, NumberOfBytes, Tag);
+}
+
+// Quota allocations raise on failure unless the caller opted out (no quota is charged).
+static PVOID allocate_with_quota(POOL_TYPE PoolType, SIZE_T NumberOfBytes, ULONG Tag, bool zero,
+                                 const char *caller) {
+    const auto type = static_cast<ULONG>(PoolType);
+    PVOID block = wdk::allocate(NumberOfBytes, Tag, wdk::pool_type_cache_aligned(type), zero);
+    if (block == nullptr && (type & POOL_QUOTA_FAIL_INSTEAD_OF_RAISE) == 0) {
+        wdk::out_of_pool(caller, NumberOfBytes, Tag);
+    }
+    return block;
+}
+
+PVOID NTAPI ExAllocatePoolQuotaZero(POOL_TYPE PoolType, SIZE_T NumberOfBytes, ULONG Tag) {
+    return allocate_with_quota(PoolType, NumberOfBytes, Tag, true, "ExAllocatePoolQuotaZero");
+}
+
+PVOID NTAPI ExAllocatePoolWithQuotaTag(POOL_TYPE PoolType, SIZE_T NumberOfBytes, ULONG Tag) {
+    return allocate_with_quota(PoolType, NumberOfBytes, Tag, false, "ExAllocatePoolWithQuotaTag");
+}
+
 PVOID NTAPI ExAllocatePool2(POOL_FLAGS Flags, SIZE_T NumberOfBytes, ULONG Tag) {
     constexpr POOL_FLAGS kPoolKinds =
         POOL_FLAG_NON_PAGED | POOL_FLAG_NON_PAGED_EXECUTE | POOL_FLAG_PAGED;

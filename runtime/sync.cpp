@@ -1,4 +1,5 @@
-// Executive synchronisation: fast mutexes and rundown protection, built on KEVENT waits so
+// Executive synchronisation: fast mutexes and rundown protection (also with a count, and the
+// cache-aware variant), built on KEVENT waits so
 // that contended acquirers sleep in the dispatcher (and a system worker that blocks here lets
 // the pool release another worker). Contracts are in wdm.h.
 #include <atomic>
@@ -129,36 +130,48 @@ VOID NTAPI ExReInitializeRundownProtection(PEX_RUNDOWN_REF RunRef) {
 }
 
 BOOLEAN NTAPI ExAcquireRundownProtection(PEX_RUNDOWN_REF RunRef) {
+    return ExAcquireRundownProtectionEx(RunRef, 1);
+}
+
+BOOLEAN NTAPI ExAcquireRundownProtectionEx(PEX_RUNDOWN_REF RunRef, ULONG Count) {
     wdk::check_irql_at_most(DISPATCH_LEVEL, "ExAcquireRundownProtection", RunRef);
+    const ULONG_PTR added = ULONG_PTR{Count} << EX_RUNDOWN_COUNT_SHIFT;
     ULONG_PTR count = wdk::load_count(RunRef);
     for (;;) {
         if ((count & EX_RUNDOWN_ACTIVE) != 0) return FALSE;
-        if (wdk::exchange_count(RunRef, count, count + EX_RUNDOWN_COUNT_INC)) return TRUE;
+        if (wdk::exchange_count(RunRef, count, count + added)) return TRUE;
     }
 }
 
 VOID NTAPI ExReleaseRundownProtection(PEX_RUNDOWN_REF RunRef) {
+    ExReleaseRundownProtectionEx(RunRef, 1);
+}
+
+VOID NTAPI ExReleaseRundownProtectionEx(PEX_RUNDOWN_REF RunRef, ULONG Count) {
     wdk::check_irql_at_most(DISPATCH_LEVEL, "ExReleaseRundownProtection", RunRef);
+    const ULONG_PTR removed = ULONG_PTR{Count} << EX_RUNDOWN_COUNT_SHIFT;
     ULONG_PTR count = wdk::load_count(RunRef);
     for (;;) {
         if ((count & EX_RUNDOWN_ACTIVE) != 0) {
             auto *block =
                 reinterpret_cast<wdk::RundownWaitBlock *>(count & ~ULONG_PTR{EX_RUNDOWN_ACTIVE});
             if (block == nullptr) break;  // rundown completed: nobody may still hold a reference
-            // This user was counted into block->users when the rundown began; the waiter keeps
-            // the block alive until every counted user has come through here.
-            if (__atomic_sub_fetch(&block->users, 1, __ATOMIC_ACQ_REL) == 0) {
+            // These users were counted into block->users when the rundown began; the waiter
+            // keeps the block alive until every counted user has come through here.
+            const ULONG_PTR users = __atomic_load_n(&block->users, __ATOMIC_ACQUIRE);
+            if (users < Count) break;
+            if (__atomic_sub_fetch(&block->users, Count, __ATOMIC_ACQ_REL) == 0) {
                 KeSetEvent(&block->wake, IO_NO_INCREMENT, FALSE);
             }
             return;
         }
-        if (count < EX_RUNDOWN_COUNT_INC) break;
-        if (wdk::exchange_count(RunRef, count, count - EX_RUNDOWN_COUNT_INC)) return;
+        if (count < removed) break;
+        if (wdk::exchange_count(RunRef, count, count - removed)) return;
     }
     wdk::fatal(
         fmt::format("ExReleaseRundownProtection: rundown reference {} has no users to "
-                    "release (Count 0x{:x})",
-                    static_cast<void *>(RunRef), count));
+                    "release (releasing {}, Count 0x{:x})",
+                    static_cast<void *>(RunRef), Count, count));
 }
 
 VOID NTAPI ExWaitForRundownProtectionRelease(PEX_RUNDOWN_REF RunRef) {
@@ -191,6 +204,75 @@ VOID NTAPI ExWaitForRundownProtectionRelease(PEX_RUNDOWN_REF RunRef) {
 
 VOID NTAPI ExRundownCompleted(PEX_RUNDOWN_REF RunRef) {
     __atomic_store_n(&RunRef->Count, ULONG_PTR{EX_RUNDOWN_ACTIVE}, __ATOMIC_RELEASE);
+}
+
+// ---- Cache-aware rundown: one shared EX_RUNDOWN_REF (softndk_wdm_exec.h says why).
+
+PEX_RUNDOWN_REF_CACHE_AWARE NTAPI ExAllocateCacheAwareRundownProtection(POOL_TYPE PoolType,
+                                                                       ULONG PoolTag) {
+    auto *ref = static_cast<PEX_RUNDOWN_REF_CACHE_AWARE>(
+        ExAllocatePoolWithTag(PoolType, sizeof(EX_RUNDOWN_REF_CACHE_AWARE), PoolTag));
+    if (ref == nullptr) return nullptr;
+    ExInitializeRundownProtectionCacheAware(ref, sizeof(EX_RUNDOWN_REF_CACHE_AWARE));
+    ref->PoolToFree = ref;
+    return ref;
+}
+
+SIZE_T NTAPI ExSizeOfRundownProtectionCacheAware(VOID) {
+    return sizeof(EX_RUNDOWN_REF_CACHE_AWARE);
+}
+
+VOID NTAPI ExInitializeRundownProtectionCacheAware(PEX_RUNDOWN_REF_CACHE_AWARE RunRefCacheAware,
+                                                   SIZE_T RunRefSize) {
+    if (RunRefSize < sizeof(EX_RUNDOWN_REF_CACHE_AWARE)) {
+        wdk::fatal(fmt::format("ExInitializeRundownProtectionCacheAware: RunRefSize {} is below "
+                               "ExSizeOfRundownProtectionCacheAware() ({})",
+                               RunRefSize, sizeof(EX_RUNDOWN_REF_CACHE_AWARE)));
+    }
+    ExInitializeRundownProtection(&RunRefCacheAware->RunRef);
+    RunRefCacheAware->PoolToFree = nullptr;
+    RunRefCacheAware->RunRefSize = static_cast<ULONG>(RunRefSize);
+    RunRefCacheAware->Number = 1;
+}
+
+VOID NTAPI ExFreeCacheAwareRundownProtection(PEX_RUNDOWN_REF_CACHE_AWARE RunRefCacheAware) {
+    if (RunRefCacheAware->PoolToFree == nullptr) {
+        wdk::fatal(fmt::format("ExFreeCacheAwareRundownProtection: {} was not allocated by "
+                               "ExAllocateCacheAwareRundownProtection",
+                               static_cast<void *>(RunRefCacheAware)));
+    }
+    ExFreePool(RunRefCacheAware->PoolToFree);
+}
+
+BOOLEAN NTAPI ExAcquireRundownProtectionCacheAware(PEX_RUNDOWN_REF_CACHE_AWARE RunRefCacheAware) {
+    return ExAcquireRundownProtectionEx(&RunRefCacheAware->RunRef, 1);
+}
+
+VOID NTAPI ExReleaseRundownProtectionCacheAware(PEX_RUNDOWN_REF_CACHE_AWARE RunRefCacheAware) {
+    ExReleaseRundownProtectionEx(&RunRefCacheAware->RunRef, 1);
+}
+
+BOOLEAN NTAPI ExAcquireRundownProtectionCacheAwareEx(PEX_RUNDOWN_REF_CACHE_AWARE RunRefCacheAware,
+                                                     ULONG Count) {
+    return ExAcquireRundownProtectionEx(&RunRefCacheAware->RunRef, Count);
+}
+
+VOID NTAPI ExReleaseRundownProtectionCacheAwareEx(PEX_RUNDOWN_REF_CACHE_AWARE RunRef,
+                                                  ULONG Count) {
+    ExReleaseRundownProtectionEx(&RunRef->RunRef, Count);
+}
+
+VOID NTAPI ExWaitForRundownProtectionReleaseCacheAware(PEX_RUNDOWN_REF_CACHE_AWARE RunRef) {
+    ExWaitForRundownProtectionRelease(&RunRef->RunRef);
+}
+
+VOID NTAPI ExRundownCompletedCacheAware(PEX_RUNDOWN_REF_CACHE_AWARE RunRefCacheAware) {
+    ExRundownCompleted(&RunRefCacheAware->RunRef);
+}
+
+VOID NTAPI
+ExReInitializeRundownProtectionCacheAware(PEX_RUNDOWN_REF_CACHE_AWARE RunRefCacheAware) {
+    ExReInitializeRundownProtection(&RunRefCacheAware->RunRef);
 }
 
 }  // extern "C"

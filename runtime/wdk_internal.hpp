@@ -14,6 +14,15 @@
 #include <string>
 #include <string_view>
 
+// The kernel's view of a thread (exec_sync.cpp): what KeGetCurrentThread returns, one per
+// thread, living as long as the thread. Only its owner thread changes the region counts.
+struct _KTHREAD {
+    ULONG critical_regions = 0;  // KeEnterCriticalRegion depth (and KMUTEXes held)
+    ULONG guarded_regions = 0;   // KeEnterGuardedRegion depth
+    KPRIORITY priority = 8;      // KeSetPriorityThread
+    LONG base_increment = 0;     // KeSetBasePriorityThread
+};
+
 namespace softndk::wdk {
 
 // The spdlog logger "wdk": stderr, level from SOFTNDK_LOG_LEVEL (default warn), created at
@@ -86,6 +95,8 @@ T &fork_local_instance() {
 // DISPATCHER_HEADER.Type of the objects the dispatcher knows: Windows' KOBJECTS values.
 inline constexpr UCHAR kEventNotificationObject = 0;
 inline constexpr UCHAR kEventSynchronizationObject = 1;
+inline constexpr UCHAR kMutantObject = 2;
+inline constexpr UCHAR kSemaphoreObject = 5;
 inline constexpr UCHAR kThreadObject = 6;
 inline constexpr UCHAR kTimerNotificationObject = 8;
 inline constexpr UCHAR kTimerSynchronizationObject = 9;
@@ -101,6 +112,15 @@ LONG signal_object(DISPATCHER_HEADER *object, void (*then)(void *) = nullptr,
                    void *context = nullptr);
 // Makes a dispatcher object unsignalled. Takes the dispatcher lock.
 void reset_object(DISPATCHER_HEADER *object);
+// For KMUTEX and KSEMAPHORE (exec_sync.cpp): under the dispatcher lock, calls
+// change(object, context), which returns FALSE to leave the object alone or TRUE after raising
+// its SignalState; then hands the object to the waiters it now satisfies (FIFO), consuming it as
+// each wait does (a semaphore unit, a mutex ownership), until it is no longer signalled.
+// Returns what `change` returned. Mutex waits satisfied this way, and all waits that acquire a
+// KMUTEX, make the new owner enter a critical region when it resumes.
+bool change_and_release_waiters(DISPATCHER_HEADER *object,
+                                bool (*change)(DISPATCHER_HEADER *object, void *context),
+                                void *context);
 
 // ---- Is the driver's work done? (the driver runner, driver_main.cpp). Each is a snapshot
 // under its own lock: no work item queued or running; no DPC queued or running; no KTIMER

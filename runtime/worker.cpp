@@ -23,6 +23,8 @@ struct _IO_WORKITEM {
     PIO_WORKITEM_ROUTINE routine;
     PIO_WORKITEM_ROUTINE_EX routine_ex;
     PVOID context;
+    bool references_device;  // device is a DEVICE_OBJECT whose ReferenceCount the item holds
+    bool caller_owned;       // IoInitializeWorkItem's: the caller's memory, not pool
 };
 
 namespace softndk::wdk {
@@ -230,13 +232,14 @@ VOID run_io_work_item(PVOID parameter) {
     const PIO_WORKITEM_ROUTINE routine = work_item->routine;
     const PIO_WORKITEM_ROUTINE_EX routine_ex = work_item->routine_ex;
     const PVOID context = work_item->context;
+    const bool references_device = work_item->references_device;
     if (routine_ex != nullptr) {
         routine_ex(device, context, work_item);
     } else {
         routine(device, context);
     }
     // The routine may have freed work_item; only the copies above are used from here on.
-    if (device != nullptr) {
+    if (references_device) {
         std::atomic_ref<LONG>(device->ReferenceCount).fetch_sub(1, std::memory_order_release);
     }
 }
@@ -259,7 +262,7 @@ void queue_io_work_item(PIO_WORKITEM work_item, PIO_WORKITEM_ROUTINE routine,
     work_item->routine = routine;
     work_item->routine_ex = routine_ex;
     work_item->context = context;
-    if (work_item->device != nullptr) {
+    if (work_item->references_device) {
         std::atomic_ref<LONG>(work_item->device->ReferenceCount)
             .fetch_add(1, std::memory_order_relaxed);
     }
@@ -305,12 +308,53 @@ PIO_WORKITEM NTAPI IoAllocateWorkItem(PDEVICE_OBJECT DeviceObject) {
     work_item->routine = nullptr;
     work_item->routine_ex = nullptr;
     work_item->context = nullptr;
+    work_item->references_device = DeviceObject != nullptr;
+    work_item->caller_owned = false;
     return work_item;
+}
+
+ULONG NTAPI IoSizeofWorkItem(VOID) {
+    return sizeof(IO_WORKITEM);
+}
+
+VOID NTAPI IoInitializeWorkItem(PVOID IoObject, PIO_WORKITEM IoWorkItem) {
+    wdk::check_queue_irql("IoInitializeWorkItem", IoWorkItem);
+    // A driver object is not referenced; a device object is, as for IoAllocateWorkItem.
+    const bool is_device =
+        IoObject != nullptr && static_cast<PDEVICE_OBJECT>(IoObject)->Type == IO_TYPE_DEVICE;
+    ExInitializeWorkItem(&IoWorkItem->item, wdk::run_io_work_item, IoWorkItem);
+    IoWorkItem->magic = wdk::kIoWorkItemMagic;
+    IoWorkItem->device = static_cast<PDEVICE_OBJECT>(IoObject);
+    IoWorkItem->routine = nullptr;
+    IoWorkItem->routine_ex = nullptr;
+    IoWorkItem->context = nullptr;
+    IoWorkItem->references_device = is_device;
+    IoWorkItem->caller_owned = true;
+}
+
+VOID NTAPI IoUninitializeWorkItem(PIO_WORKITEM IoWorkItem) {
+    wdk::check_queue_irql("IoUninitializeWorkItem", IoWorkItem);
+    wdk::checked_io_work_item(IoWorkItem, "IoUninitializeWorkItem");
+    if (!IoWorkItem->caller_owned) {
+        wdk::fatal(fmt::format("IoUninitializeWorkItem: IO_WORKITEM {} came from "
+                               "IoAllocateWorkItem (free it with IoFreeWorkItem)",
+                               static_cast<void *>(IoWorkItem)));
+    }
+    if (wdk::pool().is_queued(IoWorkItem->item)) {
+        wdk::fatal(fmt::format("IoUninitializeWorkItem: IO_WORKITEM {} is still queued",
+                               static_cast<void *>(IoWorkItem)));
+    }
+    IoWorkItem->magic = 0;
 }
 
 VOID NTAPI IoFreeWorkItem(PIO_WORKITEM IoWorkItem) {
     wdk::check_queue_irql("IoFreeWorkItem", IoWorkItem);
     wdk::checked_io_work_item(IoWorkItem, "IoFreeWorkItem");
+    if (IoWorkItem->caller_owned) {
+        wdk::fatal(fmt::format("IoFreeWorkItem: IO_WORKITEM {} was initialised by the caller "
+                               "(IoInitializeWorkItem; end it with IoUninitializeWorkItem)",
+                               static_cast<void *>(IoWorkItem)));
+    }
     if (wdk::pool().is_queued(IoWorkItem->item)) {
         wdk::fatal(
             fmt::format("IoFreeWorkItem: IO_WORKITEM {} is still queued (its routine has "

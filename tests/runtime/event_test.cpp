@@ -280,7 +280,7 @@ TEST_CASE("event: at DISPATCH_LEVEL a wait may only poll, a timed wait bug-check
 
 TEST_CASE("event: waiting on an unknown dispatcher object, or setting a non-event, aborts") {
     struct {
-        UCHAR Type = 5;  // a Windows semaphore's type, for instance
+        UCHAR Type = 4;  // a Windows KQUEUE's type, for instance
         UCHAR rest[23] = {};
     } not_an_event;
     auto child = softndk::test::run_in_child([&] {
