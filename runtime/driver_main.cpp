@@ -107,7 +107,8 @@ int main(int argc, char **argv) {
         } else if (std::strcmp(argv[i], "--registry") == 0 && i + 1 < argc) {
             registry_file = argv[++i];
         } else {
-            std::fprintf(stderr, "usage: %s [--until-signal] [--timeout SECONDS] [--registry FILE]\n",
+            std::fprintf(stderr,
+                         "usage: %s [--until-signal] [--timeout SECONDS] [--registry FILE]\n",
                          argv[0]);
             return std::strcmp(argv[i], "--help") == 0 || std::strcmp(argv[i], "-h") == 0 ? 0 : 2;
         }

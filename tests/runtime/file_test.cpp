@@ -70,7 +70,8 @@ TEST_CASE("files: create dispositions and what IoStatusBlock.Information reports
     CHECK(io.Information == FILE_CREATED);
     CHECK(root.exists("c/a.txt"));
     ZwClose(file);
-    CHECK(create(&file, L"\\DosDevices\\C:\\a.txt", FILE_CREATE, io) == STATUS_OBJECT_NAME_COLLISION);
+    CHECK(create(&file, L"\\DosDevices\\C:\\a.txt", FILE_CREATE, io) ==
+          STATUS_OBJECT_NAME_COLLISION);
     REQUIRE(create(&file, L"\\GLOBAL??\\c:\\a.txt", FILE_OPEN_IF, io) == STATUS_SUCCESS);
     CHECK(io.Information == FILE_OPENED);
     ZwClose(file);
@@ -84,9 +85,12 @@ TEST_CASE("files: create dispositions and what IoStatusBlock.Information reports
     REQUIRE(create(&file, L"\\??\\C:\\b.txt", FILE_SUPERSEDE, io) == STATUS_SUCCESS);
     CHECK(io.Information == FILE_SUPERSEDED);
     ZwClose(file);
-    CHECK(create(&file, L"\\??\\C:\\missing\\x.txt", FILE_CREATE, io) == STATUS_OBJECT_PATH_NOT_FOUND);
-    CHECK(create(&file, L"\\??\\C:\\..\\escape.txt", FILE_CREATE, io) == STATUS_OBJECT_NAME_INVALID);
-    CHECK(create(&file, L"\\Device\\HarddiskVolume1\\x", FILE_CREATE, io) == STATUS_OBJECT_PATH_NOT_FOUND);
+    CHECK(create(&file, L"\\??\\C:\\missing\\x.txt", FILE_CREATE, io) ==
+          STATUS_OBJECT_PATH_NOT_FOUND);
+    CHECK(create(&file, L"\\??\\C:\\..\\escape.txt", FILE_CREATE, io) ==
+          STATUS_OBJECT_NAME_INVALID);
+    CHECK(create(&file, L"\\Device\\HarddiskVolume1\\x", FILE_CREATE, io) ==
+          STATUS_OBJECT_PATH_NOT_FOUND);
     CHECK(create(&file, L"\\??\\C:\\a.txt", 9, io) == STATUS_INVALID_PARAMETER);
 }
 
@@ -97,8 +101,8 @@ TEST_CASE("files: directories - create, open, relative names, directory/file mis
     REQUIRE(create(&directory, L"\\??\\C:\\logs", FILE_CREATE, io, FILE_DIRECTORY_FILE,
                    FILE_LIST_DIRECTORY) == STATUS_SUCCESS);
     CHECK(root.exists("c/logs"));
-    REQUIRE(create(&file, L"today.log", FILE_CREATE, io, FILE_NON_DIRECTORY_FILE,
-                   GENERIC_WRITE, directory) == STATUS_SUCCESS);
+    REQUIRE(create(&file, L"today.log", FILE_CREATE, io, FILE_NON_DIRECTORY_FILE, GENERIC_WRITE,
+                   directory) == STATUS_SUCCESS);
     CHECK(root.exists("c/logs/today.log"));
     ZwClose(file);
     CHECK(create(&file, L"\\??\\C:\\logs", FILE_OPEN, io) == STATUS_FILE_IS_A_DIRECTORY);
@@ -114,7 +118,8 @@ TEST_CASE("files: directories - create, open, relative names, directory/file mis
     ZwClose(file);
     Name missing(L"\\??\\C:\\logs\\none.log");
     InitializeObjectAttributes(&attributes, &missing.string, OBJ_KERNEL_HANDLE, nullptr, nullptr);
-    CHECK(ZwOpenFile(&file, FILE_GENERIC_READ, &attributes, &io, 0, 0) == STATUS_OBJECT_NAME_NOT_FOUND);
+    CHECK(ZwOpenFile(&file, FILE_GENERIC_READ, &attributes, &io, 0, 0) ==
+          STATUS_OBJECT_NAME_NOT_FOUND);
     ZwClose(directory);
 }
 
@@ -134,23 +139,25 @@ TEST_CASE("files: reads and writes at offsets, at the position, appending, end o
     end.HighPart = -1;
     end.LowPart = FILE_WRITE_TO_END_OF_FILE;
     char bang[] = "!";
-    REQUIRE(ZwWriteFile(file, nullptr, nullptr, nullptr, &io, bang, 1, &end, nullptr) == STATUS_SUCCESS);
+    REQUIRE(ZwWriteFile(file, nullptr, nullptr, nullptr, &io, bang, 1, &end, nullptr) ==
+            STATUS_SUCCESS);
 
     char buffer[32] = {};
     LARGE_INTEGER zero{};
-    REQUIRE(ZwReadFile(file, nullptr, nullptr, nullptr, &io, buffer, sizeof buffer, &zero, nullptr) ==
-            STATUS_SUCCESS);
+    REQUIRE(ZwReadFile(file, nullptr, nullptr, nullptr, &io, buffer, sizeof buffer, &zero,
+                       nullptr) == STATUS_SUCCESS);
     CHECK(io.Information == 12);
     CHECK(std::string(buffer, 12) == "hello world!");
     // The position is now at the end: the next read is end of file.
-    CHECK(ZwReadFile(file, nullptr, nullptr, nullptr, &io, buffer, sizeof buffer, nullptr, nullptr) ==
-          STATUS_END_OF_FILE);
+    CHECK(ZwReadFile(file, nullptr, nullptr, nullptr, &io, buffer, sizeof buffer, nullptr,
+                     nullptr) == STATUS_END_OF_FILE);
     CHECK(io.Status == STATUS_END_OF_FILE);
     CHECK(io.Information == 0);
     LARGE_INTEGER six;
     six.QuadPart = 6;
     std::memset(buffer, 0, sizeof buffer);
-    REQUIRE(ZwReadFile(file, nullptr, nullptr, nullptr, &io, buffer, 5, &six, nullptr) == STATUS_SUCCESS);
+    REQUIRE(ZwReadFile(file, nullptr, nullptr, nullptr, &io, buffer, 5, &six, nullptr) ==
+            STATUS_SUCCESS);
     CHECK(std::string(buffer) == "world");
     LARGE_INTEGER far;
     far.QuadPart = 100;
@@ -176,28 +183,30 @@ TEST_CASE("files: information classes - basic, standard, position, end of file, 
     HANDLE file = nullptr;
     REQUIRE(create(&file, L"\\??\\C:\\info.bin", FILE_CREATE, io) == STATUS_SUCCESS);
     char data[10] = "123456789";
-    REQUIRE(ZwWriteFile(file, nullptr, nullptr, nullptr, &io, data, 9, nullptr, nullptr) == STATUS_SUCCESS);
+    REQUIRE(ZwWriteFile(file, nullptr, nullptr, nullptr, &io, data, 9, nullptr, nullptr) ==
+            STATUS_SUCCESS);
 
     FILE_STANDARD_INFORMATION standard{};
-    REQUIRE(ZwQueryInformationFile(file, &io, &standard, sizeof standard, FileStandardInformation) ==
-            STATUS_SUCCESS);
+    REQUIRE(ZwQueryInformationFile(file, &io, &standard, sizeof standard,
+                                   FileStandardInformation) == STATUS_SUCCESS);
     CHECK(io.Information == sizeof standard);
     CHECK(standard.EndOfFile.QuadPart == 9);
     CHECK(standard.Directory == FALSE);
     CHECK(standard.DeletePending == FALSE);
     FILE_BASIC_INFORMATION basic{};
-    REQUIRE(ZwQueryInformationFile(file, &io, &basic, sizeof basic, FileBasicInformation) == STATUS_SUCCESS);
+    REQUIRE(ZwQueryInformationFile(file, &io, &basic, sizeof basic, FileBasicInformation) ==
+            STATUS_SUCCESS);
     LARGE_INTEGER now;
     KeQuerySystemTime(&now);
     // Written just now (the file system's clock and the system time may differ by a tick).
     CHECK(basic.LastWriteTime.QuadPart < now.QuadPart + 10000000LL);
     CHECK(basic.LastWriteTime.QuadPart > now.QuadPart - 600LL * 10000000LL);
     FILE_POSITION_INFORMATION position{};
-    REQUIRE(ZwQueryInformationFile(file, &io, &position, sizeof position, FilePositionInformation) ==
-            STATUS_SUCCESS);
+    REQUIRE(ZwQueryInformationFile(file, &io, &position, sizeof position,
+                                   FilePositionInformation) == STATUS_SUCCESS);
     CHECK(position.CurrentByteOffset.QuadPart == 9);
-    CHECK(ZwQueryInformationFile(file, &io, &position, sizeof position - 1, FilePositionInformation) ==
-          STATUS_INFO_LENGTH_MISMATCH);
+    CHECK(ZwQueryInformationFile(file, &io, &position, sizeof position - 1,
+                                 FilePositionInformation) == STATUS_INFO_LENGTH_MISMATCH);
     CHECK(ZwQueryInformationFile(file, &io, &position, sizeof position, FileNameInformation) ==
           STATUS_INVALID_INFO_CLASS);
 
@@ -205,21 +214,23 @@ TEST_CASE("files: information classes - basic, standard, position, end of file, 
     REQUIRE(ZwSetInformationFile(file, &io, &position, sizeof position, FilePositionInformation) ==
             STATUS_SUCCESS);
     char three[4] = {};
-    REQUIRE(ZwReadFile(file, nullptr, nullptr, nullptr, &io, three, 3, nullptr, nullptr) == STATUS_SUCCESS);
+    REQUIRE(ZwReadFile(file, nullptr, nullptr, nullptr, &io, three, 3, nullptr, nullptr) ==
+            STATUS_SUCCESS);
     CHECK(std::string(three) == "345");
 
     FILE_END_OF_FILE_INFORMATION eof{};
     eof.EndOfFile.QuadPart = 4;
-    REQUIRE(ZwSetInformationFile(file, &io, &eof, sizeof eof, FileEndOfFileInformation) == STATUS_SUCCESS);
-    REQUIRE(ZwQueryInformationFile(file, &io, &standard, sizeof standard, FileStandardInformation) ==
+    REQUIRE(ZwSetInformationFile(file, &io, &eof, sizeof eof, FileEndOfFileInformation) ==
             STATUS_SUCCESS);
+    REQUIRE(ZwQueryInformationFile(file, &io, &standard, sizeof standard,
+                                   FileStandardInformation) == STATUS_SUCCESS);
     CHECK(standard.EndOfFile.QuadPart == 4);
 
     FILE_DISPOSITION_INFORMATION disposition{TRUE};
     REQUIRE(ZwSetInformationFile(file, &io, &disposition, sizeof disposition,
                                  FileDispositionInformation) == STATUS_SUCCESS);
-    CHECK(ZwSetInformationFile(file, &io, &disposition, sizeof disposition, FileRenameInformation) ==
-          STATUS_INVALID_INFO_CLASS);
+    CHECK(ZwSetInformationFile(file, &io, &disposition, sizeof disposition,
+                               FileRenameInformation) == STATUS_INVALID_INFO_CLASS);
     CHECK(root.exists("c/info.bin"));
     ZwClose(file);
     CHECK_FALSE(root.exists("c/info.bin"));

@@ -127,8 +127,8 @@ TEST_CASE("notifications: power settings report their value at registration") {
     GUID unknown{0x12345678, 1, 2, {3, 4, 5, 6, 7, 8, 9, 10}};
     PowerSeen quiet;
     PVOID quiet_handle = nullptr;
-    REQUIRE(PoRegisterPowerSettingCallback(nullptr, &unknown, power_callback, &quiet, &quiet_handle) ==
-            STATUS_SUCCESS);
+    REQUIRE(PoRegisterPowerSettingCallback(nullptr, &unknown, power_callback, &quiet,
+                                           &quiet_handle) == STATUS_SUCCESS);
     CHECK(quiet.calls == 0);
     CHECK(PoRegisterPowerSettingCallback(nullptr, nullptr, power_callback, &quiet, &quiet_handle) ==
           STATUS_INVALID_PARAMETER);
@@ -142,7 +142,8 @@ TEST_CASE("notifications: power states, PoCallDriver, PoStartNextPowerIrp, watch
     DRIVER_OBJECT driver{};
     driver.MajorFunction[IRP_MJ_POWER] = complete_power;
     PDEVICE_OBJECT device = nullptr;
-    REQUIRE(IoCreateDevice(&driver, 0, nullptr, FILE_DEVICE_UNKNOWN, 0, FALSE, &device) == STATUS_SUCCESS);
+    REQUIRE(IoCreateDevice(&driver, 0, nullptr, FILE_DEVICE_UNKNOWN, 0, FALSE, &device) ==
+            STATUS_SUCCESS);
     POWER_STATE d3;
     d3.DeviceState = PowerDeviceD3;
     CHECK(PoSetPowerState(device, DevicePowerState, d3).DeviceState == PowerDeviceD0);
@@ -167,7 +168,8 @@ TEST_CASE("notifications: power states, PoCallDriver, PoStartNextPowerIrp, watch
 
 namespace {
 // {6BDD1FC6-810F-11D0-BEC7-08002BE2092F}
-const GUID kTestInterface = {0x6bdd1fc6, 0x810f, 0x11d0, {0xbe, 0xc7, 0x08, 0x00, 0x2b, 0xe2, 0x09, 0x2f}};
+const GUID kTestInterface = {
+    0x6bdd1fc6, 0x810f, 0x11d0, {0xbe, 0xc7, 0x08, 0x00, 0x2b, 0xe2, 0x09, 0x2f}};
 
 struct InterfaceLog {
     std::vector<std::pair<bool, std::wstring>> events;  // arrival?, name
@@ -178,9 +180,9 @@ NTSTATUS NTAPI interface_change(PVOID NotificationStructure, PVOID Context) {
     auto *log = static_cast<InterfaceLog *>(Context);
     CHECK(n->Version == 1);
     CHECK(IsEqualGUID(n->InterfaceClassGuid, kTestInterface));
-    log->events.emplace_back(IsEqualGUID(n->Event, GUID_DEVICE_INTERFACE_ARRIVAL),
-                             std::wstring(n->SymbolicLinkName->Buffer,
-                                          n->SymbolicLinkName->Length / sizeof(WCHAR)));
+    log->events.emplace_back(
+        IsEqualGUID(n->Event, GUID_DEVICE_INTERFACE_ARRIVAL),
+        std::wstring(n->SymbolicLinkName->Buffer, n->SymbolicLinkName->Length / sizeof(WCHAR)));
     return STATUS_SUCCESS;
 }
 
@@ -203,7 +205,8 @@ VOID NTAPI target_done(PVOID Context) {
 TEST_CASE("notifications: device interfaces - names, state changes, PnP notifications") {
     DRIVER_OBJECT driver{};
     PDEVICE_OBJECT device = nullptr;
-    REQUIRE(IoCreateDevice(&driver, 0, nullptr, FILE_DEVICE_NETWORK, 0, FALSE, &device) == STATUS_SUCCESS);
+    REQUIRE(IoCreateDevice(&driver, 0, nullptr, FILE_DEVICE_NETWORK, 0, FALSE, &device) ==
+            STATUS_SUCCESS);
     UNICODE_STRING link{}, again{};
     REQUIRE(IoRegisterDeviceInterface(device, &kTestInterface, nullptr, &link) == STATUS_SUCCESS);
     const std::wstring name(link.Buffer, link.Length / sizeof(WCHAR));
@@ -243,20 +246,23 @@ TEST_CASE("notifications: device interfaces - names, state changes, PnP notifica
     CHECK(IoSetDeviceInterfaceState(&unknown, TRUE) == STATUS_OBJECT_NAME_NOT_FOUND);
     PVOID entry = nullptr;
     CHECK(IoRegisterPlugPlayNotification(EventCategoryDeviceInterfaceChange, 0, nullptr, &driver,
-                                         interface_change, &before, &entry) == STATUS_INVALID_PARAMETER);
+                                         interface_change, &before,
+                                         &entry) == STATUS_INVALID_PARAMETER);
     ExFreePool(link.Buffer);
 
     // Target-device changes: a custom event goes to the registrations on a worker thread.
     TargetLog target;
     PVOID target_entry = nullptr;
     REQUIRE(IoRegisterPlugPlayNotification(EventCategoryTargetDeviceChange, 0, nullptr, &driver,
-                                           target_change, &target, &target_entry) == STATUS_SUCCESS);
+                                           target_change, &target,
+                                           &target_entry) == STATUS_SUCCESS);
     TARGET_DEVICE_CUSTOM_NOTIFICATION custom{};
     custom.Version = 1;
     custom.Size = sizeof custom;
     custom.Event = kTestInterface;
     custom.NameBufferOffset = -1;
-    REQUIRE(IoReportTargetDeviceChangeAsynchronous(device, &custom, target_done, &target) == STATUS_PENDING);
+    REQUIRE(IoReportTargetDeviceChangeAsynchronous(device, &custom, target_done, &target) ==
+            STATUS_PENDING);
     REQUIRE(softndk::test::eventually([&] { return target.completed.load() == 1; }));
     CHECK(target.notified.load() == 1);
     CHECK(IsEqualGUID(target.event, kTestInterface));
@@ -298,7 +304,8 @@ VOID NTAPI wmi_callback(PVOID Wnode, PVOID Context) {
 const GUID kWmiEvent = {0xa1b2c3d4, 0x1111, 0x2222, {1, 2, 3, 4, 5, 6, 7, 8}};
 
 PWNODE_EVENT_ITEM make_event(ULONG size) {
-    auto *event = static_cast<PWNODE_EVENT_ITEM>(ExAllocatePoolZero(NonPagedPoolNx, size, 0x54576D69 /* "imWT" */));
+    auto *event = static_cast<PWNODE_EVENT_ITEM>(
+        ExAllocatePoolZero(NonPagedPoolNx, size, 0x54576D69 /* "imWT" */));
     event->WnodeHeader.BufferSize = size;
     event->WnodeHeader.Guid = kWmiEvent;
     event->WnodeHeader.Flags = WNODE_FLAG_EVENT_ITEM | WNODE_FLAG_SINGLE_INSTANCE;
@@ -309,7 +316,8 @@ PWNODE_EVENT_ITEM make_event(ULONG size) {
 TEST_CASE("notifications: WMI - registration, data blocks, events delivered and freed") {
     DRIVER_OBJECT driver{};
     PDEVICE_OBJECT device = nullptr;
-    REQUIRE(IoCreateDevice(&driver, 0, nullptr, FILE_DEVICE_UNKNOWN, 0, FALSE, &device) == STATUS_SUCCESS);
+    REQUIRE(IoCreateDevice(&driver, 0, nullptr, FILE_DEVICE_UNKNOWN, 0, FALSE, &device) ==
+            STATUS_SUCCESS);
     CHECK(IoWMIRegistrationControl(device, WMIREG_ACTION_DEREGISTER) == STATUS_INVALID_PARAMETER);
     REQUIRE(IoWMIRegistrationControl(device, WMIREG_ACTION_REGISTER) == STATUS_SUCCESS);
     CHECK(IoWMIRegistrationControl(device, WMIREG_ACTION_REGISTER) == STATUS_OBJECT_NAME_COLLISION);
@@ -335,7 +343,8 @@ TEST_CASE("notifications: WMI - registration, data blocks, events delivered and 
     REQUIRE(IoWMIWriteEvent(make_event(sizeof(WNODE_EVENT_ITEM))) == STATUS_SUCCESS);
     CHECK(seen.calls == 1);
     int not_a_block = 0;
-    CHECK(IoWMISetNotificationCallback(&not_a_block, wmi_callback, &seen) == STATUS_INVALID_PARAMETER);
+    CHECK(IoWMISetNotificationCallback(&not_a_block, wmi_callback, &seen) ==
+          STATUS_INVALID_PARAMETER);
     ObDereferenceObject(block);
     CHECK(IoWMIRegistrationControl(device, WMIREG_ACTION_DEREGISTER) == STATUS_SUCCESS);
     IoDeleteDevice(device);
@@ -354,7 +363,8 @@ VOID NTAPI etw_enable(LPCGUID, ULONG ControlCode, UCHAR Level, ULONGLONG, ULONGL
     seen->code = ControlCode;
     seen->level = Level;
 }
-const GUID kProvider = {0x0badf00d, 0x1234, 0x5678, {0x9a, 0xbc, 0xde, 0xf0, 0x12, 0x34, 0x56, 0x78}};
+const GUID kProvider = {
+    0x0badf00d, 0x1234, 0x5678, {0x9a, 0xbc, 0xde, 0xf0, 0x12, 0x34, 0x56, 0x78}};
 }  // namespace
 
 TEST_CASE("notifications: ETW - register, write events to the wdk logger, unregister") {

@@ -146,7 +146,8 @@ TEST_CASE("object manager: process and thread ids are the Linux ones") {
     CHECK(other_thread != PsGetCurrentThread());
     // The ended thread's object is signalled.
     LARGE_INTEGER zero{};
-    CHECK(KeWaitForSingleObject(other_thread, Executive, KernelMode, FALSE, &zero) == STATUS_SUCCESS);
+    CHECK(KeWaitForSingleObject(other_thread, Executive, KernelMode, FALSE, &zero) ==
+          STATUS_SUCCESS);
     ObDereferenceObject(other_thread);
     CHECK(ExGetPreviousMode() == KernelMode);
     CHECK(IoIs32bitProcess(nullptr) == FALSE);
@@ -191,7 +192,8 @@ TEST_CASE("object manager: ObRegisterCallbacks validates, keeps altitudes unique
     bad = registration;
     bad.OperationRegistrationCount = 0;
     CHECK(ObRegisterCallbacks(&bad, &second) == STATUS_INVALID_PARAMETER);
-    OB_OPERATION_REGISTRATION no_routine{PsThreadType, OB_OPERATION_HANDLE_CREATE, nullptr, nullptr};
+    OB_OPERATION_REGISTRATION no_routine{PsThreadType, OB_OPERATION_HANDLE_CREATE, nullptr,
+                                         nullptr};
     bad = registration;
     bad.OperationRegistration = &no_routine;
     CHECK(ObRegisterCallbacks(&bad, &second) == STATUS_INVALID_PARAMETER);

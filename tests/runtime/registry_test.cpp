@@ -50,10 +50,12 @@ void set_dword(HANDLE key, const std::wstring &name, ULONG value) {
     REQUIRE(ZwSetValueKey(key, n.get(), 0, REG_DWORD, &value, sizeof value) == STATUS_SUCCESS);
 }
 
-void set_string(HANDLE key, const std::wstring &name, const std::wstring &value, ULONG type = REG_SZ) {
+void set_string(HANDLE key, const std::wstring &name, const std::wstring &value,
+                ULONG type = REG_SZ) {
     Name n(name);
     REQUIRE(ZwSetValueKey(key, n.get(), 0, type, const_cast<wchar_t *>(value.c_str()),
-                          static_cast<ULONG>((value.size() + 1) * sizeof(WCHAR))) == STATUS_SUCCESS);
+                          static_cast<ULONG>((value.size() + 1) * sizeof(WCHAR))) ==
+            STATUS_SUCCESS);
 }
 
 std::vector<UCHAR> query(HANDLE key, const std::wstring &name, KEY_VALUE_INFORMATION_CLASS kind,
@@ -92,11 +94,13 @@ TEST_CASE("registry: create, open case-insensitively, and report the disposition
     ULONG needed = 0;
     CHECK(ZwQueryKey(opened, KeyNameInformation, nullptr, 0, &needed) == STATUS_BUFFER_TOO_SMALL);
     std::vector<UCHAR> buffer(needed);
-    REQUIRE(ZwQueryKey(opened, KeyNameInformation, buffer.data(), needed, &needed) == STATUS_SUCCESS);
+    REQUIRE(ZwQueryKey(opened, KeyNameInformation, buffer.data(), needed, &needed) ==
+            STATUS_SUCCESS);
     auto *info = reinterpret_cast<PKEY_NAME_INFORMATION>(buffer.data());
     CHECK(std::wstring(info->Name, info->NameLength / sizeof(WCHAR)) ==
           L"\\REGISTRY\\MACHINE\\SYSTEM\\CurrentControlSet\\Services\\MyDriver");
-    for (HANDLE h : {key, again, opened}) CHECK(ZwClose(h) == STATUS_SUCCESS);
+    for (HANDLE h : {key, again, opened})
+        CHECK(ZwClose(h) == STATUS_SUCCESS);
     CHECK(ZwClose(key) == STATUS_INVALID_HANDLE);
 }
 
@@ -109,7 +113,8 @@ TEST_CASE("registry: name errors - missing key, missing parent, bad syntax, wron
           STATUS_OBJECT_NAME_NOT_FOUND);  // ZwCreateKey makes one level only
     CHECK(open(&key, L"Registry\\Machine") == STATUS_OBJECT_PATH_SYNTAX_BAD);
     CHECK(open(&key, L"\\Device\\Foo") == STATUS_OBJECT_NAME_NOT_FOUND);
-    CHECK(open(&key, std::wstring(kServices) + L"\\\\x", nullptr, true) == STATUS_OBJECT_NAME_INVALID);
+    CHECK(open(&key, std::wstring(kServices) + L"\\\\x", nullptr, true) ==
+          STATUS_OBJECT_NAME_INVALID);
     CHECK(open(&key, L"x", reinterpret_cast<HANDLE>(0x1234)) == STATUS_INVALID_HANDLE);
     // A handle to another kind of object as RootDirectory.
     OBJECT_ATTRIBUTES attributes;
@@ -138,7 +143,8 @@ TEST_CASE("registry: RootDirectory opens are relative, an empty name reopens the
     CHECK(*reinterpret_cast<ULONG *>(partial->Data) == 7);
     HANDLE bad = nullptr;
     CHECK(open(&bad, L"\\Parameters", driver) == STATUS_OBJECT_PATH_SYNTAX_BAD);
-    for (HANDLE h : {services, driver, parameters, same, absolute}) ZwClose(h);
+    for (HANDLE h : {services, driver, parameters, same, absolute})
+        ZwClose(h);
 }
 
 TEST_CASE("registry: ZwQueryValueKey's three classes and the buffer rules") {
@@ -163,7 +169,8 @@ TEST_CASE("registry: ZwQueryValueKey's three classes and the buffer rules") {
         CHECK(full->DataLength == data_bytes);
         CHECK(full->DataOffset >= FIELD_OFFSET(KEY_VALUE_FULL_INFORMATION, Name) + name_bytes);
         CHECK(full->DataOffset % sizeof(ULONG) == 0);
-        CHECK(std::wstring(reinterpret_cast<wchar_t *>(bytes.data() + full->DataOffset)) == L"value");
+        CHECK(std::wstring(reinterpret_cast<wchar_t *>(bytes.data() + full->DataOffset)) ==
+              L"value");
     }
     SECTION("partial") {
         auto bytes = query(key, L"Name", KeyValuePartialInformation);
@@ -175,7 +182,8 @@ TEST_CASE("registry: ZwQueryValueKey's three classes and the buffer rules") {
         std::vector<UCHAR> buffer(FIELD_OFFSET(KEY_VALUE_PARTIAL_INFORMATION, Data) + 2, 0xCC);
         ULONG result = 0;
         CHECK(ZwQueryValueKey(key, name.get(), KeyValuePartialInformation, buffer.data(),
-                              static_cast<ULONG>(buffer.size()), &result) == STATUS_BUFFER_OVERFLOW);
+                              static_cast<ULONG>(buffer.size()),
+                              &result) == STATUS_BUFFER_OVERFLOW);
         CHECK(result == FIELD_OFFSET(KEY_VALUE_PARTIAL_INFORMATION, Data) + data_bytes);
         auto *partial = reinterpret_cast<PKEY_VALUE_PARTIAL_INFORMATION>(buffer.data());
         CHECK(partial->Type == REG_SZ);
@@ -222,12 +230,14 @@ TEST_CASE("registry: values keep their order, replace in place, and delete") {
     }
     CHECK(names == std::vector<std::wstring>{L"b", L"a", L"Q"});
     auto bytes = query(key, L"b", KeyValuePartialInformation);
-    CHECK(*reinterpret_cast<ULONG *>(reinterpret_cast<PKEY_VALUE_PARTIAL_INFORMATION>(bytes.data())->Data) == 3);
+    CHECK(*reinterpret_cast<ULONG *>(
+              reinterpret_cast<PKEY_VALUE_PARTIAL_INFORMATION>(bytes.data())->Data) == 3);
     Name a(L"A");
     CHECK(ZwDeleteValueKey(key, a.get()) == STATUS_SUCCESS);
     CHECK(ZwDeleteValueKey(key, a.get()) == STATUS_OBJECT_NAME_NOT_FOUND);
     CHECK(ZwEnumerateValueKey(key, 2, KeyValueBasicInformation, buffer.data(),
-                              static_cast<ULONG>(buffer.size()), &result) == STATUS_NO_MORE_ENTRIES);
+                              static_cast<ULONG>(buffer.size()),
+                              &result) == STATUS_NO_MORE_ENTRIES);
     // The default value: an empty name.
     UNICODE_STRING empty{};
     ULONG value = 9;
@@ -240,7 +250,8 @@ TEST_CASE("registry: values keep their order, replace in place, and delete") {
 TEST_CASE("registry: subkeys enumerate in name order, ZwQueryKey counts and sizes") {
     Fresh fresh;
     HANDLE key = create(std::wstring(kServices) + L"\\E");
-    for (const wchar_t *name : {L"zeta", L"Alpha", L"mid"}) ZwClose(create(name, key));
+    for (const wchar_t *name : {L"zeta", L"Alpha", L"mid"})
+        ZwClose(create(name, key));
     set_string(key, L"LongerName", L"twelve chars");
     std::vector<std::wstring> names;
     std::vector<UCHAR> buffer(256);
@@ -286,14 +297,17 @@ TEST_CASE("registry: ZwDeleteKey refuses keys with subkeys, handles to a deleted
     set_dword(parent, L"still", 1);  // the parent is untouched
     Name name(L"x");
     ULONG value = 1, result = 0;
-    CHECK(ZwSetValueKey(second, name.get(), 0, REG_DWORD, &value, sizeof value) == STATUS_KEY_DELETED);
+    CHECK(ZwSetValueKey(second, name.get(), 0, REG_DWORD, &value, sizeof value) ==
+          STATUS_KEY_DELETED);
     UCHAR buffer[64];
-    CHECK(ZwQueryKey(second, KeyBasicInformation, buffer, sizeof buffer, &result) == STATUS_KEY_DELETED);
+    CHECK(ZwQueryKey(second, KeyBasicInformation, buffer, sizeof buffer, &result) ==
+          STATUS_KEY_DELETED);
     CHECK(ZwDeleteKey(second) == STATUS_KEY_DELETED);
     HANDLE gone = nullptr;
     CHECK(open(&gone, L"Child", parent) == STATUS_OBJECT_NAME_NOT_FOUND);
     CHECK(ZwDeleteKey(parent) == STATUS_SUCCESS);
-    for (HANDLE h : {parent, child, second}) CHECK(ZwClose(h) == STATUS_SUCCESS);
+    for (HANDLE h : {parent, child, second})
+        CHECK(ZwClose(h) == STATUS_SUCCESS);
 }
 
 namespace {
@@ -311,7 +325,8 @@ NTSTATUS NTAPI collect(PWSTR ValueName, ULONG ValueType, PVOID ValueData, ULONG 
     seen->names.emplace_back(ValueName);
     seen->types.push_back(ValueType);
     if (ValueType == REG_SZ)
-        seen->strings.emplace_back(static_cast<wchar_t *>(ValueData), ValueLength / sizeof(WCHAR) - 1);
+        seen->strings.emplace_back(static_cast<wchar_t *>(ValueData),
+                                   ValueLength / sizeof(WCHAR) - 1);
     return STATUS_SUCCESS;
 }
 
@@ -341,15 +356,25 @@ TEST_CASE("registry: RtlQueryRegistryValues - DIRECT, defaults, REQUIRED, TYPECH
         UCHAR data[12];
     } raw{-static_cast<LONG>(sizeof raw.data), {}};
     RTL_QUERY_REGISTRY_TABLE table[5] = {};
-    table[0] = {nullptr, RTL_QUERY_REGISTRY_DIRECT | RTL_QUERY_REGISTRY_TYPECHECK,
-                const_cast<PWSTR>(L"Depth"), &depth,
-                (REG_DWORD << RTL_QUERY_REGISTRY_TYPECHECK_SHIFT) | REG_NONE, nullptr, 0};
-    table[1] = {nullptr, RTL_QUERY_REGISTRY_DIRECT, const_cast<PWSTR>(L"Missing"), &fallback,
-                REG_DWORD, &default_value, sizeof default_value};
-    table[2] = {nullptr, RTL_QUERY_REGISTRY_DIRECT, const_cast<PWSTR>(L"Text"), &string, REG_NONE,
-                nullptr, 0};
-    table[3] = {nullptr, RTL_QUERY_REGISTRY_DIRECT, const_cast<PWSTR>(L"Blob"), &raw, REG_NONE,
-                nullptr, 0};
+    table[0] = {nullptr,
+                RTL_QUERY_REGISTRY_DIRECT | RTL_QUERY_REGISTRY_TYPECHECK,
+                const_cast<PWSTR>(L"Depth"),
+                &depth,
+                (REG_DWORD << RTL_QUERY_REGISTRY_TYPECHECK_SHIFT) | REG_NONE,
+                nullptr,
+                0};
+    table[1] = {nullptr,
+                RTL_QUERY_REGISTRY_DIRECT,
+                const_cast<PWSTR>(L"Missing"),
+                &fallback,
+                REG_DWORD,
+                &default_value,
+                sizeof default_value};
+    table[2] = {
+        nullptr, RTL_QUERY_REGISTRY_DIRECT, const_cast<PWSTR>(L"Text"), &string, REG_NONE, nullptr,
+        0};
+    table[3] = {
+        nullptr, RTL_QUERY_REGISTRY_DIRECT, const_cast<PWSTR>(L"Blob"), &raw, REG_NONE, nullptr, 0};
     REQUIRE(RtlQueryRegistryValues(RTL_REGISTRY_SERVICES, L"Drv\\Parameters", table, nullptr,
                                    nullptr) == STATUS_SUCCESS);
     CHECK(depth == 16);
@@ -362,16 +387,25 @@ TEST_CASE("registry: RtlQueryRegistryValues - DIRECT, defaults, REQUIRED, TYPECH
 
     SECTION("REQUIRED and missing") {
         RTL_QUERY_REGISTRY_TABLE required[2] = {};
-        required[0] = {nullptr, RTL_QUERY_REGISTRY_DIRECT | RTL_QUERY_REGISTRY_REQUIRED,
-                       const_cast<PWSTR>(L"Missing"), &fallback, REG_NONE, nullptr, 0};
+        required[0] = {nullptr,
+                       RTL_QUERY_REGISTRY_DIRECT | RTL_QUERY_REGISTRY_REQUIRED,
+                       const_cast<PWSTR>(L"Missing"),
+                       &fallback,
+                       REG_NONE,
+                       nullptr,
+                       0};
         CHECK(RtlQueryRegistryValues(RTL_REGISTRY_SERVICES, L"Drv\\Parameters", required, nullptr,
                                      nullptr) == STATUS_OBJECT_NAME_NOT_FOUND);
     }
     SECTION("TYPECHECK mismatch") {
         RTL_QUERY_REGISTRY_TABLE typed[2] = {};
-        typed[0] = {nullptr, RTL_QUERY_REGISTRY_DIRECT | RTL_QUERY_REGISTRY_TYPECHECK,
-                    const_cast<PWSTR>(L"Text"), &depth,
-                    (REG_DWORD << RTL_QUERY_REGISTRY_TYPECHECK_SHIFT) | REG_NONE, nullptr, 0};
+        typed[0] = {nullptr,
+                    RTL_QUERY_REGISTRY_DIRECT | RTL_QUERY_REGISTRY_TYPECHECK,
+                    const_cast<PWSTR>(L"Text"),
+                    &depth,
+                    (REG_DWORD << RTL_QUERY_REGISTRY_TYPECHECK_SHIFT) | REG_NONE,
+                    nullptr,
+                    0};
         CHECK(RtlQueryRegistryValues(RTL_REGISTRY_SERVICES, L"Drv\\Parameters", typed, nullptr,
                                      nullptr) == STATUS_OBJECT_TYPE_MISMATCH);
     }
@@ -379,15 +413,25 @@ TEST_CASE("registry: RtlQueryRegistryValues - DIRECT, defaults, REQUIRED, TYPECH
         wchar_t small[2];
         UNICODE_STRING fixed{0, sizeof small, small};
         RTL_QUERY_REGISTRY_TABLE direct[2] = {};
-        direct[0] = {nullptr, RTL_QUERY_REGISTRY_DIRECT, const_cast<PWSTR>(L"Text"), &fixed,
-                     REG_NONE, nullptr, 0};
+        direct[0] = {nullptr,
+                     RTL_QUERY_REGISTRY_DIRECT,
+                     const_cast<PWSTR>(L"Text"),
+                     &fixed,
+                     REG_NONE,
+                     nullptr,
+                     0};
         CHECK(RtlQueryRegistryValues(RTL_REGISTRY_SERVICES, L"Drv\\Parameters", direct, nullptr,
                                      nullptr) == STATUS_BUFFER_TOO_SMALL);
     }
     SECTION("DELETE removes the value after the query; RtlDeleteRegistryValue") {
         RTL_QUERY_REGISTRY_TABLE once[2] = {};
-        once[0] = {nullptr, RTL_QUERY_REGISTRY_DIRECT | RTL_QUERY_REGISTRY_DELETE,
-                   const_cast<PWSTR>(L"Depth"), &depth, REG_NONE, nullptr, 0};
+        once[0] = {nullptr,
+                   RTL_QUERY_REGISTRY_DIRECT | RTL_QUERY_REGISTRY_DELETE,
+                   const_cast<PWSTR>(L"Depth"),
+                   &depth,
+                   REG_NONE,
+                   nullptr,
+                   0};
         CHECK(RtlQueryRegistryValues(RTL_REGISTRY_SERVICES, L"Drv\\Parameters", once, nullptr,
                                      nullptr) == STATUS_SUCCESS);
         CHECK(RtlDeleteRegistryValue(RTL_REGISTRY_SERVICES, L"Drv\\Parameters", L"Depth") ==
@@ -421,8 +465,9 @@ TEST_CASE("registry: RtlQueryRegistryValues - callbacks, MULTI_SZ per string, al
     RTL_QUERY_REGISTRY_TABLE table[5] = {};
     table[0] = {collect, 0, const_cast<PWSTR>(L"List"), nullptr, REG_NONE, nullptr, 0};
     table[1] = {collect, 0, const_cast<PWSTR>(L"Path"), nullptr, REG_NONE, nullptr, 0};
-    table[2] = {collect, RTL_QUERY_REGISTRY_SUBKEY, const_cast<PWSTR>(L"Sub"), nullptr, REG_NONE,
-                nullptr, 0};
+    table[2] = {
+        collect, RTL_QUERY_REGISTRY_SUBKEY, const_cast<PWSTR>(L"Sub"), nullptr, REG_NONE, nullptr,
+        0};
     REQUIRE(RtlQueryRegistryValues(RTL_REGISTRY_HANDLE, static_cast<PCWSTR>(key), table, &seen,
                                    nullptr) == STATUS_SUCCESS);
     CHECK(seen.names == std::vector<std::wstring>{L"List", L"List", L"Path", L"Inner"});
@@ -451,21 +496,29 @@ TEST_CASE("registry: IoOpenDeviceRegistryKey opens per-device keys under Enum Ro
     DRIVER_OBJECT driver{};
     RtlInitUnicodeString(&driver.DriverName, L"\\Driver\\netdrv");
     PDEVICE_OBJECT first = nullptr, second = nullptr;
-    REQUIRE(IoCreateDevice(&driver, 0, nullptr, FILE_DEVICE_NETWORK, 0, FALSE, &first) == STATUS_SUCCESS);
-    REQUIRE(IoCreateDevice(&driver, 0, nullptr, FILE_DEVICE_NETWORK, 0, FALSE, &second) == STATUS_SUCCESS);
+    REQUIRE(IoCreateDevice(&driver, 0, nullptr, FILE_DEVICE_NETWORK, 0, FALSE, &first) ==
+            STATUS_SUCCESS);
+    REQUIRE(IoCreateDevice(&driver, 0, nullptr, FILE_DEVICE_NETWORK, 0, FALSE, &second) ==
+            STATUS_SUCCESS);
     HANDLE a = nullptr, b = nullptr, c = nullptr;
-    REQUIRE(IoOpenDeviceRegistryKey(first, PLUGPLAY_REGKEY_DEVICE, KEY_ALL_ACCESS, &a) == STATUS_SUCCESS);
-    REQUIRE(IoOpenDeviceRegistryKey(second, PLUGPLAY_REGKEY_DRIVER, KEY_READ, &b) == STATUS_SUCCESS);
+    REQUIRE(IoOpenDeviceRegistryKey(first, PLUGPLAY_REGKEY_DEVICE, KEY_ALL_ACCESS, &a) ==
+            STATUS_SUCCESS);
+    REQUIRE(IoOpenDeviceRegistryKey(second, PLUGPLAY_REGKEY_DRIVER, KEY_READ, &b) ==
+            STATUS_SUCCESS);
     set_dword(a, L"Speed", 100);
     HANDLE check = nullptr;
-    REQUIRE(open(&check, L"\\Registry\\Machine\\System\\CurrentControlSet\\Enum\\Root\\netdrv\\0000"
-                         L"\\Device Parameters") == STATUS_SUCCESS);
+    REQUIRE(open(&check,
+                 L"\\Registry\\Machine\\System\\CurrentControlSet\\Enum\\Root\\netdrv\\0000"
+                 L"\\Device Parameters") == STATUS_SUCCESS);
     query(check, L"Speed", KeyValuePartialInformation);
-    CHECK(open(&c, L"\\Registry\\Machine\\System\\CurrentControlSet\\Enum\\Root\\netdrv\\0001\\Driver") ==
-          STATUS_SUCCESS);
+    CHECK(
+        open(&c,
+             L"\\Registry\\Machine\\System\\CurrentControlSet\\Enum\\Root\\netdrv\\0001\\Driver") ==
+        STATUS_SUCCESS);
     HANDLE bad = nullptr;
     CHECK(IoOpenDeviceRegistryKey(first, 3, KEY_READ, &bad) == STATUS_INVALID_PARAMETER);
-    for (HANDLE h : {a, b, c, check}) ZwClose(h);
+    for (HANDLE h : {a, b, c, check})
+        ZwClose(h);
     IoDeleteDevice(second);
     IoDeleteDevice(first);
 }
@@ -489,7 +542,8 @@ NTSTATUS NTAPI registry_callback(PVOID CallbackContext, PVOID Argument1, PVOID A
         if (name == log->vetoed_value) return STATUS_ACCESS_DENIED;
     }
     if (type == RegNtCallbackObjectContextCleanup)
-        log->cleaned.push_back(static_cast<PREG_CALLBACK_CONTEXT_CLEANUP_INFORMATION>(Argument2)->ObjectContext);
+        log->cleaned.push_back(
+            static_cast<PREG_CALLBACK_CONTEXT_CLEANUP_INFORMATION>(Argument2)->ObjectContext);
     return STATUS_SUCCESS;
 }
 
@@ -502,8 +556,8 @@ TEST_CASE("registry: Cm callbacks see and veto operations, key object ids and co
     REQUIRE(CmRegisterCallbackEx(registry_callback, &altitude.string, nullptr, &log, &log.cookie,
                                  nullptr) == STATUS_SUCCESS);
     LARGE_INTEGER other{};
-    CHECK(CmRegisterCallbackEx(registry_callback, &altitude.string, nullptr, &log, &other, nullptr) ==
-          STATUS_FLT_INSTANCE_ALTITUDE_COLLISION);
+    CHECK(CmRegisterCallbackEx(registry_callback, &altitude.string, nullptr, &log, &other,
+                               nullptr) == STATUS_FLT_INSTANCE_ALTITUDE_COLLISION);
     ULONG major = 0, minor = 9;
     CmGetCallbackVersion(&major, &minor);
     CHECK(major == 1);
@@ -540,7 +594,8 @@ TEST_CASE("registry: Cm callbacks see and veto operations, key object ids and co
     REQUIRE(CmCallbackGetKeyObjectID(&log.cookie, object, nullptr, &kept_again) == STATUS_SUCCESS);
     CHECK(id2 == id);
     CHECK(kept == kept_again);
-    CHECK(CmCallbackGetKeyObjectIDEx(&log.cookie, &value, &id, nullptr, 0) == STATUS_INVALID_PARAMETER);
+    CHECK(CmCallbackGetKeyObjectIDEx(&log.cookie, &value, &id, nullptr, 0) ==
+          STATUS_INVALID_PARAMETER);
     CHECK(CmGetBoundTransaction(&log.cookie, object) == nullptr);
 
     PVOID old = reinterpret_cast<PVOID>(1);
@@ -560,12 +615,14 @@ TEST_CASE("registry: Cm callbacks see and veto operations, key object ids and co
 
 TEST_CASE("registry: a transacted key defers its changes to commit, rollback drops them") {
     Fresh fresh;
-    HANDLE manager = nullptr, resource_manager = nullptr, transaction = nullptr, enlistment = nullptr;
+    HANDLE manager = nullptr, resource_manager = nullptr, transaction = nullptr,
+           enlistment = nullptr;
     REQUIRE(ZwCreateTransactionManager(&manager, TRANSACTIONMANAGER_ALL_ACCESS, nullptr, nullptr,
                                        TRANSACTION_MANAGER_VOLATILE, 0) == STATUS_SUCCESS);
     GUID rm_guid{};
-    REQUIRE(ZwCreateResourceManager(&resource_manager, RESOURCEMANAGER_ALL_ACCESS, manager, &rm_guid,
-                                    nullptr, RESOURCE_MANAGER_VOLATILE, nullptr) == STATUS_SUCCESS);
+    REQUIRE(ZwCreateResourceManager(&resource_manager, RESOURCEMANAGER_ALL_ACCESS, manager,
+                                    &rm_guid, nullptr, RESOURCE_MANAGER_VOLATILE,
+                                    nullptr) == STATUS_SUCCESS);
     CHECK(ZwCreateResourceManager(&enlistment, RESOURCEMANAGER_ALL_ACCESS, resource_manager,
                                   &rm_guid, nullptr, 0, nullptr) == STATUS_OBJECT_TYPE_MISMATCH);
     GUID uow{};
@@ -580,7 +637,8 @@ TEST_CASE("registry: a transacted key defers its changes to commit, rollback dro
     OBJECT_ATTRIBUTES attributes;
     InitializeObjectAttributes(&attributes, name.get(), OBJ_CASE_INSENSITIVE, nullptr, nullptr);
     HANDLE transacted = nullptr;
-    REQUIRE(ZwOpenKeyTransacted(&transacted, KEY_ALL_ACCESS, &attributes, transaction) == STATUS_SUCCESS);
+    REQUIRE(ZwOpenKeyTransacted(&transacted, KEY_ALL_ACCESS, &attributes, transaction) ==
+            STATUS_SUCCESS);
     set_dword(transacted, L"Pending", 1);
     Name pending(L"Pending");
     ULONG result = 0;
@@ -607,19 +665,20 @@ TEST_CASE("registry: a transacted key defers its changes to commit, rollback dro
     CHECK(ZwOpenKeyTransacted(&reopened, KEY_READ, &attributes, transaction) ==
           STATUS_TRANSACTION_NOT_ACTIVE);
     CHECK(ZwCreateEnlistment(&reopened, ENLISTMENT_ALL_ACCESS, resource_manager, transaction,
-                             nullptr, 0, TRANSACTION_NOTIFY_COMMIT, nullptr) ==
-          STATUS_TRANSACTION_NOT_ACTIVE);
+                             nullptr, 0, TRANSACTION_NOTIFY_COMMIT,
+                             nullptr) == STATUS_TRANSACTION_NOT_ACTIVE);
 
     HANDLE second = nullptr;
     REQUIRE(ZwCreateTransaction(&second, TRANSACTION_ALL_ACCESS, nullptr, nullptr, nullptr, 0, 0, 0,
                                 nullptr, nullptr) == STATUS_SUCCESS);
     Name child(L"Child");
     OBJECT_ATTRIBUTES child_attributes;
-    InitializeObjectAttributes(&child_attributes, child.get(), OBJ_CASE_INSENSITIVE, plain, nullptr);
+    InitializeObjectAttributes(&child_attributes, child.get(), OBJ_CASE_INSENSITIVE, plain,
+                               nullptr);
     HANDLE created = nullptr;
     ULONG disposition = 0;
-    REQUIRE(ZwCreateKeyTransacted(&created, KEY_ALL_ACCESS, &child_attributes, 0, nullptr, 0, second,
-                                  &disposition) == STATUS_SUCCESS);
+    REQUIRE(ZwCreateKeyTransacted(&created, KEY_ALL_ACCESS, &child_attributes, 0, nullptr, 0,
+                                  second, &disposition) == STATUS_SUCCESS);
     CHECK(disposition == REG_CREATED_NEW_KEY);
     set_dword(created, L"Dropped", 1);
     Name dropped(L"Dropped");
@@ -629,7 +688,8 @@ TEST_CASE("registry: a transacted key defers its changes to commit, rollback dro
     CHECK(ZwQueryValueKey(created, dropped.get(), KeyValuePartialInformation, buffer, sizeof buffer,
                           &result) == STATUS_OBJECT_NAME_NOT_FOUND);
     CHECK(ZwCommitTransaction(plain, FALSE) == STATUS_OBJECT_TYPE_MISMATCH);
-    for (HANDLE h : {created, second, transacted, plain, enlistment, transaction, resource_manager, manager})
+    for (HANDLE h :
+         {created, second, transacted, plain, enlistment, transaction, resource_manager, manager})
         CHECK(ZwClose(h) == STATUS_SUCCESS);
 }
 
@@ -653,9 +713,11 @@ TEST_CASE("registry: the runner's registry text - keys, typed values, aliases, e
     REQUIRE(open(&key, std::wstring(kServices) + L"\\loaded\\Parameters") == STATUS_SUCCESS);
     auto name = query(key, L"Name", KeyValuePartialInformation);
     CHECK(std::wstring(reinterpret_cast<wchar_t *>(
-              reinterpret_cast<PKEY_VALUE_PARTIAL_INFORMATION>(name.data())->Data)) == L"say \"hi\"");
+              reinterpret_cast<PKEY_VALUE_PARTIAL_INFORMATION>(name.data())->Data)) ==
+          L"say \"hi\"");
     auto count = query(key, L"Count", KeyValuePartialInformation);
-    CHECK(*reinterpret_cast<ULONG *>(reinterpret_cast<PKEY_VALUE_PARTIAL_INFORMATION>(count.data())->Data) == 10);
+    CHECK(*reinterpret_cast<ULONG *>(
+              reinterpret_cast<PKEY_VALUE_PARTIAL_INFORMATION>(count.data())->Data) == 10);
     auto big = query(key, L"Big", KeyValuePartialInformation);
     auto *big_info = reinterpret_cast<PKEY_VALUE_PARTIAL_INFORMATION>(big.data());
     CHECK(big_info->Type == REG_QWORD);
@@ -663,7 +725,8 @@ TEST_CASE("registry: the runner's registry text - keys, typed values, aliases, e
     auto blob = query(key, L"Blob", KeyValuePartialInformation);
     CHECK(reinterpret_cast<PKEY_VALUE_PARTIAL_INFORMATION>(blob.data())->DataLength == 3);
     auto list = query(key, L"List", KeyValuePartialInformation);
-    CHECK(reinterpret_cast<PKEY_VALUE_PARTIAL_INFORMATION>(list.data())->DataLength == 5 * sizeof(WCHAR));
+    CHECK(reinterpret_cast<PKEY_VALUE_PARTIAL_INFORMATION>(list.data())->DataLength ==
+          5 * sizeof(WCHAR));
     auto typed = query(key, L"Typed", KeyValuePartialInformation);
     CHECK(reinterpret_cast<PKEY_VALUE_PARTIAL_INFORMATION>(typed.data())->Type == 8);
     auto path = query(key, L"Path", KeyValuePartialInformation);
@@ -673,7 +736,8 @@ TEST_CASE("registry: the runner's registry text - keys, typed values, aliases, e
 
     CHECK_FALSE(softndk::wdk::load_registry_text("\"Orphan\"=dword:1\n", error));
     CHECK(error.find("line 1") != std::string::npos);
-    CHECK_FALSE(softndk::wdk::load_registry_text("[\\Registry\\Machine\\X]\n\"A\"=dword:xyz\n", error));
+    CHECK_FALSE(
+        softndk::wdk::load_registry_text("[\\Registry\\Machine\\X]\n\"A\"=dword:xyz\n", error));
     CHECK(error.find("line 2") != std::string::npos);
     CHECK_FALSE(softndk::wdk::load_registry_text("[\\Nowhere\\X]\n", error));
     CHECK_FALSE(softndk::wdk::load_registry_text("[\\Registry\\Machine\\X\n", error));

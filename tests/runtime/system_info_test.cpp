@@ -37,7 +37,8 @@ TEST_CASE("system: RtlVerifyVersionInfo and RtlIsNtDdiVersionAvailable") {
     ULONGLONG mask = 0;
     VER_SET_CONDITION(mask, VER_MAJORVERSION, VER_GREATER_EQUAL);
     VER_SET_CONDITION(mask, VER_MINORVERSION, VER_GREATER_EQUAL);
-    CHECK(RtlVerifyVersionInfo(&wanted, VER_MAJORVERSION | VER_MINORVERSION, mask) == STATUS_SUCCESS);
+    CHECK(RtlVerifyVersionInfo(&wanted, VER_MAJORVERSION | VER_MINORVERSION, mask) ==
+          STATUS_SUCCESS);
     wanted.dwMajorVersion = 11;
     CHECK(RtlVerifyVersionInfo(&wanted, VER_MAJORVERSION | VER_MINORVERSION, mask) ==
           STATUS_REVISION_MISMATCH);
@@ -62,7 +63,8 @@ TEST_CASE("system: RtlVerifyVersionInfo and RtlIsNtDdiVersionAvailable") {
 }
 
 TEST_CASE("system: DEFINE_GUID declares, <initguid.h> defines, IsEqualGUID compares") {
-    const GUID expected = {0x2f7a3f0c, 0x5b8e, 0x4c4a, {0x9c, 0x39, 0x6e, 0x9e, 0x5d, 0x0b, 0x1a, 0x01}};
+    const GUID expected = {
+        0x2f7a3f0c, 0x5b8e, 0x4c4a, {0x9c, 0x39, 0x6e, 0x9e, 0x5d, 0x0b, 0x1a, 0x01}};
     CHECK(IsEqualGUID(GUID_SOFTNDK_TEST_INTERFACE, expected));
     CHECK(GUID_SOFTNDK_TEST_INTERFACE == expected);
     GUID other = expected;
@@ -80,10 +82,10 @@ TEST_CASE("system: RtlGUIDFromString parses the braced form and rejects everythi
     RtlInitUnicodeString(&text, L"{2F7A3F0C-5b8e-4C4A-9C39-6E9E5D0B1A01}");
     REQUIRE(RtlGUIDFromString(&text, &guid) == STATUS_SUCCESS);
     CHECK(IsEqualGUID(guid, GUID_SOFTNDK_TEST_INTERFACE));
-    for (const wchar_t *bad : {L"2F7A3F0C-5B8E-4C4A-9C39-6E9E5D0B1A01",
-                               L"{2F7A3F0C-5B8E-4C4A-9C39-6E9E5D0B1A0}",
-                               L"{2F7A3F0C-5B8E-4C4A-9C39-6E9E5D0B1A0G}",
-                               L"{2F7A3F0C+5B8E-4C4A-9C39-6E9E5D0B1A01}", L""}) {
+    for (const wchar_t *bad :
+         {L"2F7A3F0C-5B8E-4C4A-9C39-6E9E5D0B1A01", L"{2F7A3F0C-5B8E-4C4A-9C39-6E9E5D0B1A0}",
+          L"{2F7A3F0C-5B8E-4C4A-9C39-6E9E5D0B1A0G}", L"{2F7A3F0C+5B8E-4C4A-9C39-6E9E5D0B1A01}",
+          L""}) {
         RtlInitUnicodeString(&text, bad);
         CHECK(RtlGUIDFromString(&text, &guid) == STATUS_INVALID_PARAMETER);
     }
@@ -106,7 +108,8 @@ TEST_CASE("system: SIDs - valid, length, copy") {
     struct {
         SID sid;
         ULONG more[1];
-    } admins{{SID_REVISION, 2, SECURITY_NT_AUTHORITY, {SECURITY_BUILTIN_DOMAIN_RID}}, {DOMAIN_ALIAS_RID_ADMINS}};
+    } admins{{SID_REVISION, 2, SECURITY_NT_AUTHORITY, {SECURITY_BUILTIN_DOMAIN_RID}},
+             {DOMAIN_ALIAS_RID_ADMINS}};
     CHECK(RtlValidSid(&admins.sid));
     CHECK(RtlLengthSid(&admins.sid) == 16);
     UCHAR copy[SECURITY_MAX_SID_SIZE] = {};
@@ -142,7 +145,8 @@ TEST_CASE("system: no disks - configuration counts, MBR, signature, partition ta
     CHECK(configuration->SerialCount == 0);
     DRIVER_OBJECT driver{};
     PDEVICE_OBJECT device = nullptr;
-    REQUIRE(IoCreateDevice(&driver, 0, nullptr, FILE_DEVICE_UNKNOWN, 0, FALSE, &device) == STATUS_SUCCESS);
+    REQUIRE(IoCreateDevice(&driver, 0, nullptr, FILE_DEVICE_UNKNOWN, 0, FALSE, &device) ==
+            STATUS_SUCCESS);
     PVOID mbr = &driver;
     HalExamineMBR(device, 512, 0x54, &mbr);
     CHECK(mbr == nullptr);
@@ -169,8 +173,8 @@ TEST_CASE("system: IoCreateDeviceSecure checks the SDDL, then creates the device
     REQUIRE(IoCreateDeviceSecure(&driver, 0, nullptr, FILE_DEVICE_UNKNOWN, 0, FALSE,
                                  &SDDL_DEVOBJ_KERNEL_ONLY, nullptr, &device) == STATUS_SUCCESS);
     IoDeleteDevice(device);
-    for (const wchar_t *bad : {L"", L"O:BA", L"D:P(A;;GA;;SY)", L"D:P(X;;GA;;;SY)", L"D:P(A;;;;;SY)",
-                               L"D:P(A;;GA;;;SY"}) {
+    for (const wchar_t *bad : {L"", L"O:BA", L"D:P(A;;GA;;SY)", L"D:P(X;;GA;;;SY)",
+                               L"D:P(A;;;;;SY)", L"D:P(A;;GA;;;SY"}) {
         UNICODE_STRING sddl;
         RtlInitUnicodeString(&sddl, bad);
         device = reinterpret_cast<PDEVICE_OBJECT>(&driver);
