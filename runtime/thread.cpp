@@ -1,7 +1,11 @@
-// System threads, the kernel handles that name them, and object references (contract in wdm.h
-// above ACCESS_MASK). A thread object is a dispatcher object (DISPATCHER_HEADER first, Type 6)
-// that its thread signals when it ends; it is reference-counted by its running thread, its open
-// handles and ObReferenceObject[ByHandle] callers.
+// System threads, the kernel handle table, and object references (contract in wdm.h above
+// ACCESS_MASK and in softndk_wdm_system.h). A thread object is a dispatcher object
+// (DISPATCHER_HEADER first, Type 6) that its thread signals when it ends; it is
+// reference-counted by its running thread, its open handles and ObReferenceObject[ByHandle]
+// callers. Threads the runtime did not create get a thread object at their first
+// PsGetCurrentThread. The handle table holds every kind of object: threads, and the
+// KernelObjects of object.cpp (keys, files, directories, ...), whose references object.cpp
+// counts.
 #include <pthread.h>
 #include <unistd.h>
 
@@ -44,9 +48,7 @@ PETHREAD checked_thread(PVOID object, const char *caller) {
     if (thread == nullptr || thread->Header.Type != kThreadObject ||
         thread->magic != kThreadMagic) {
         fatal(
-            fmt::format("{}: {} is not an object SoftNDK's object manager knows (thread "
-                        "objects from PsCreateSystemThread handles are the only ones)",
-                        caller, object));
+            fmt::format("{}: {} is not an object SoftNDK's object manager knows", caller, object));
     }
     return thread;
 }

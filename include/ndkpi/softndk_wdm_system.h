@@ -21,7 +21,12 @@
  * names are; "\DosDevices\" and "\GLOBAL??\" are spellings of "\??\". A named object
  * created without OBJ_PERMANENT loses its name when its last handle/reference goes
  * (a permanent one keeps it until ZwMakeTemporaryObject and then its last close).
- * Handles are kernel handles: every Zw* handle closes with ZwClose.
+ * Handles are kernel handles: every Zw* handle closes with ZwClose. This widens
+ * wdm.h's thread-only object manager: ObReferenceObjectByHandle accepts the object
+ * types below (PsProcessType, IoFileObjectType, CmKeyObjectType, ...), and
+ * ZwWaitForSingleObject on a handle that is not a thread's returns
+ * STATUS_OBJECT_TYPE_MISMATCH (those objects are not dispatcher objects here). A
+ * pointer the runtime never handed out, given to an Ob* call, is reported and aborts.
  */
 #ifndef SOFTNDK_SOFTNDK_WDM_SYSTEM_H
 #define SOFTNDK_SOFTNDK_WDM_SYSTEM_H
