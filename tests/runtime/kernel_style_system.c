@@ -156,12 +156,13 @@ static int CheckEtwAndRoutines(void) {
 
 int main(int argc, char **argv) {
     static DRIVER_OBJECT driver;
-    char root[512];
+    char root[1100];
     if (argc != 2) {
         fprintf(stderr, "usage: %s SCRATCH_DIRECTORY\n", argv[0]);
         return 2;
     }
-    snprintf(root, sizeof root, "mkdir -p '%s/c/Windows'", argv[1]);
+    /* A fresh scratch tree, so the log file is created anew on every run. */
+    snprintf(root, sizeof root, "rm -rf '%s' && mkdir -p '%s/c/Windows'", argv[1], argv[1]);
     if (system(root) != 0) return 1;
     setenv("SOFTNDK_FILE_ROOT", argv[1], 1);
     if (CheckGuidsAndDevice(&driver) != 0 || CheckRegistry() != 0 || CheckVersion() != 0 ||
