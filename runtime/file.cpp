@@ -21,9 +21,12 @@
 
 #include "wdk_internal.hpp"
 
-struct _FILE_OBJECT : softndk::wdk::KernelObject {
-    _FILE_OBJECT() : KernelObject(&softndk::wdk::g_file_type) {}
-    ~_FILE_OBJECT() override {
+// A file opened on the host. Its pointer is what ObReferenceObjectByHandle returns for a
+// file handle (type *IoFileObjectType): SoftNDK's own object, not a Windows FILE_OBJECT (so
+// this file defines no struct HostFile, which the I/O part of wdm.h owns).
+struct HostFile : softndk::wdk::KernelObject {
+    HostFile() : KernelObject(&softndk::wdk::g_file_type) {}
+    ~HostFile() override {
         if (descriptor >= 0) close(descriptor);
         if (delete_pending) {
             if (directory ? rmdir(path.c_str()) : unlink(path.c_str())) {
@@ -144,7 +147,7 @@ NTSTATUS create_file(PHANDLE handle, ACCESS_MASK access, POBJECT_ATTRIBUTES attr
         return STATUS_INVALID_PARAMETER;
     std::string path;
     if (attributes->RootDirectory != nullptr) {
-        HandleRef<_FILE_OBJECT> root(attributes->RootDirectory, &g_file_type);
+        HandleRef<HostFile> root(attributes->RootDirectory, &g_file_type);
         if (!NT_SUCCESS(root.status())) return root.status();
         if (!root->directory) return STATUS_INVALID_PARAMETER;
         const std::wstring relative = object_name(attributes);
@@ -215,7 +218,7 @@ NTSTATUS create_file(PHANDLE handle, ACCESS_MASK access, POBJECT_ATTRIBUTES attr
     }
     const int descriptor = open(path.c_str(), flags, 0666);
     if (descriptor < 0) return status_from_errno(errno);
-    auto *file = new (std::nothrow) _FILE_OBJECT;
+    auto *file = new (std::nothrow) HostFile;
     if (file == nullptr) {
         close(descriptor);
         return STATUS_INSUFFICIENT_RESOURCES;
@@ -231,7 +234,7 @@ NTSTATUS create_file(PHANDLE handle, ACCESS_MASK access, POBJECT_ATTRIBUTES attr
 }
 
 // Where an I/O starts: ByteOffset, or the file position.
-LONGLONG start_offset(_FILE_OBJECT &file, PLARGE_INTEGER byte_offset, bool write) {
+LONGLONG start_offset(HostFile &file, PLARGE_INTEGER byte_offset, bool write) {
     if (byte_offset == nullptr) return file.position;
     if (byte_offset->HighPart == -1 && byte_offset->LowPart == FILE_USE_FILE_POINTER_POSITION)
         return file.position;
@@ -255,7 +258,7 @@ NTSTATUS transfer(HANDLE handle, HANDLE event, PIO_APC_ROUTINE apc, PIO_STATUS_B
     check_passive(caller);
     if (io_status == nullptr || (buffer == nullptr && length != 0) || apc != nullptr)
         return STATUS_INVALID_PARAMETER;
-    HandleRef<_FILE_OBJECT> file(handle, &g_file_type);
+    HandleRef<HostFile> file(handle, &g_file_type);
     if (!NT_SUCCESS(file.status())) return file.status();
     if (file->directory) return STATUS_INVALID_DEVICE_REQUEST;
     if (event != nullptr) {
@@ -341,7 +344,7 @@ NTSTATUS NTAPI ZwQueryInformationFile(HANDLE FileHandle, PIO_STATUS_BLOCK IoStat
                                       FILE_INFORMATION_CLASS FileInformationClass) {
     wdk::check_passive("ZwQueryInformationFile");
     if (IoStatusBlock == nullptr || FileInformation == nullptr) return STATUS_INVALID_PARAMETER;
-    wdk::HandleRef<_FILE_OBJECT> file(FileHandle, &wdk::g_file_type);
+    wdk::HandleRef<HostFile> file(FileHandle, &wdk::g_file_type);
     if (!NT_SUCCESS(file.status())) return file.status();
     std::lock_guard guard(file->lock);
     struct stat info {};
@@ -391,7 +394,7 @@ NTSTATUS NTAPI ZwSetInformationFile(HANDLE FileHandle, PIO_STATUS_BLOCK IoStatus
                                     FILE_INFORMATION_CLASS FileInformationClass) {
     wdk::check_passive("ZwSetInformationFile");
     if (IoStatusBlock == nullptr || FileInformation == nullptr) return STATUS_INVALID_PARAMETER;
-    wdk::HandleRef<_FILE_OBJECT> file(FileHandle, &wdk::g_file_type);
+    wdk::HandleRef<HostFile> file(FileHandle, &wdk::g_file_type);
     if (!NT_SUCCESS(file.status())) return file.status();
     std::lock_guard guard(file->lock);
     switch (FileInformationClass) {

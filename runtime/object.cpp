@@ -14,9 +14,10 @@
 
 #include "wdk_internal.hpp"
 
-// The one process object: the Linux process.
-struct _EPROCESS : softndk::wdk::KernelObject {
-    _EPROCESS() : KernelObject(&softndk::wdk::g_process_type) {}
+// The one process object: the Linux process. PEPROCESS points at it (struct _EPROCESS itself
+// stays opaque, as in the WDK).
+struct ProcessObject : softndk::wdk::KernelObject {
+    ProcessObject() : KernelObject(&softndk::wdk::g_process_type) {}
 };
 
 namespace softndk::wdk {
@@ -251,10 +252,10 @@ void check_max(KIRQL max, const char *caller) {
                  fmt::format("{} at IRQL {} (it needs at most {})", caller, irql, max));
 }
 
-_EPROCESS *process_object() {
+PEPROCESS process_object() {
     // Created once, never destroyed (its creation reference is the system's).
-    static _EPROCESS *process = new _EPROCESS;
-    return process;
+    static ProcessObject *process = new ProcessObject;
+    return reinterpret_cast<PEPROCESS>(static_cast<KernelObject *>(process));
 }
 
 // Object-callback registrations (ObRegisterCallbacks), by altitude.

@@ -677,7 +677,9 @@ _IRQL_requires_max_(PASSIVE_LEVEL) NTSTATUS NTAPI
  * keeps a current byte offset, used when ByteOffset is NULL or
  * FILE_USE_FILE_POINTER_POSITION; FILE_WRITE_TO_END_OF_FILE appends. Reading at or past
  * the end -> STATUS_END_OF_FILE. ShareAccess and EAs are ignored (the host has no share
- * modes). */
+ * modes). ObReferenceObjectByHandle on a file handle (type *IoFileObjectType) gives
+ * SoftNDK's file object: pass it back to the runtime, do not read FILE_OBJECT fields
+ * through it. */
 #define FILE_READ_DATA        0x0001
 #define FILE_LIST_DIRECTORY   0x0001
 #define FILE_WRITE_DATA       0x0002
