@@ -357,11 +357,10 @@ NTSTATUS NTAPI PoRegisterPowerSettingCallback(PDEVICE_OBJECT DeviceObject, LPCGU
                                               PVOID *Handle) {
     (void)DeviceObject;
     wdk::check_passive("PoRegisterPowerSettingCallback");
-    if (SettingGuid == nullptr || Callback == nullptr || Handle == nullptr)
-        return STATUS_INVALID_PARAMETER;
+    if (SettingGuid == nullptr || Callback == nullptr) return STATUS_INVALID_PARAMETER;
     auto registration = std::make_unique<wdk::PowerSettingRegistration>(
         wdk::PowerSettingRegistration{*SettingGuid, Callback, Context});
-    *Handle = registration.get();
+    if (Handle != nullptr) *Handle = registration.get();  // NULL: a registration for good
     {
         std::lock_guard guard(wdk::g_power_lock);
         wdk::g_power_settings.push_back(std::move(registration));

@@ -919,7 +919,8 @@ typedef _Function_class_(POWER_SETTING_CALLBACK) _IRQL_requires_same_ NTSTATUS N
     POWER_SETTING_CALLBACK(_In_ LPCGUID SettingGuid, _In_reads_bytes_(ValueLength) PVOID Value,
                            _In_ ULONG ValueLength, _Inout_opt_ PVOID Context);
 typedef POWER_SETTING_CALLBACK *PPOWER_SETTING_CALLBACK;
-/* SettingGuid or Callback NULL, or Handle NULL -> STATUS_INVALID_PARAMETER. */
+/* SettingGuid or Callback NULL -> STATUS_INVALID_PARAMETER. Handle may be NULL (the
+ * registration then lasts as long as the process). */
 _IRQL_requires_max_(PASSIVE_LEVEL) NTSTATUS NTAPI
     PoRegisterPowerSettingCallback(_In_opt_ PDEVICE_OBJECT DeviceObject, _In_ LPCGUID SettingGuid,
                                    _In_ PPOWER_SETTING_CALLBACK Callback, _In_opt_ PVOID Context,

@@ -132,6 +132,10 @@ TEST_CASE("notifications: power settings report their value at registration") {
     CHECK(quiet.calls == 0);
     CHECK(PoRegisterPowerSettingCallback(nullptr, nullptr, power_callback, &quiet, &quiet_handle) ==
           STATUS_INVALID_PARAMETER);
+    PowerSeen forever;
+    CHECK(PoRegisterPowerSettingCallback(nullptr, &GUID_SYSTEM_AWAYMODE, power_callback, &forever,
+                                         nullptr) == STATUS_SUCCESS);
+    CHECK(forever.calls == 1);
     CHECK(PoUnregisterPowerSettingCallback(handle) == STATUS_SUCCESS);
     CHECK(PoUnregisterPowerSettingCallback(handle) == STATUS_INVALID_PARAMETER);
     CHECK(PoUnregisterPowerSettingCallback(display_handle) == STATUS_SUCCESS);

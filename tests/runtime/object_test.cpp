@@ -47,6 +47,8 @@ TEST_CASE("object manager: symbolic links - create, collide, delete, DosDevices 
     // The name is free again.
     CHECK(IoCreateSymbolicLink(same.get(), device.get()) == STATUS_SUCCESS);
     CHECK(IoDeleteSymbolicLink(link.get()) == STATUS_SUCCESS);
+    Name relative(L"NoBackslash");
+    CHECK(IoCreateSymbolicLink(relative.get(), device.get()) == STATUS_OBJECT_NAME_INVALID);
     Name nested(L"\\NoSuchDirectory\\Link");
     CHECK(IoCreateSymbolicLink(nested.get(), device.get()) == STATUS_OBJECT_PATH_NOT_FOUND);
 }

@@ -11,6 +11,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "death.hpp"
 #include "wdk_internal.hpp"
 
 namespace {
@@ -741,4 +742,15 @@ TEST_CASE("registry: the runner's registry text - keys, typed values, aliases, e
     CHECK(error.find("line 2") != std::string::npos);
     CHECK_FALSE(softndk::wdk::load_registry_text("[\\Nowhere\\X]\n", error));
     CHECK_FALSE(softndk::wdk::load_registry_text("[\\Registry\\Machine\\X\n", error));
+}
+
+TEST_CASE("registry: the Zw key calls need PASSIVE_LEVEL") {
+    const auto result = softndk::test::run_in_child([] {
+        HANDLE key = nullptr;
+        KeRaiseIrqlToDpcLevel();
+        open(&key, kServices);
+    });
+    CHECK(result.aborted());
+    CHECK(result.err.find("BUGCHECK 0x0000000A") != std::string::npos);
+    CHECK(result.err.find("ZwOpenKey") != std::string::npos);
 }
