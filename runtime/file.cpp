@@ -46,13 +46,6 @@ struct HostFile : softndk::wdk::KernelObject {
 namespace softndk::wdk {
 namespace {
 
-void check_passive(const char *caller) {
-    const KIRQL irql = KeGetCurrentIrql();
-    if (irql != PASSIVE_LEVEL)
-        bugcheck(IRQL_NOT_LESS_OR_EQUAL, 0, irql, 0, 0,
-                 fmt::format("{} at IRQL {} (it needs PASSIVE_LEVEL)", caller, irql));
-}
-
 NTSTATUS status_from_errno(int error) {
     switch (error) {
         case ENOENT:
@@ -138,7 +131,7 @@ LARGE_INTEGER to_windows_time(const struct timespec &t) {
 NTSTATUS create_file(PHANDLE handle, ACCESS_MASK access, POBJECT_ATTRIBUTES attributes,
                      PIO_STATUS_BLOCK io_status, ULONG disposition, ULONG options,
                      const char *caller) {
-    check_passive(caller);
+    require_passive(caller);
     if (handle == nullptr || attributes == nullptr || io_status == nullptr)
         return STATUS_INVALID_PARAMETER;
     *handle = nullptr;
@@ -255,7 +248,7 @@ NTSTATUS finish_io(PIO_STATUS_BLOCK io_status, NTSTATUS status, ULONG_PTR bytes)
 NTSTATUS transfer(HANDLE handle, HANDLE event, PIO_APC_ROUTINE apc, PIO_STATUS_BLOCK io_status,
                   PVOID buffer, ULONG length, PLARGE_INTEGER byte_offset, bool write,
                   const char *caller) {
-    check_passive(caller);
+    require_passive(caller);
     if (io_status == nullptr || (buffer == nullptr && length != 0) || apc != nullptr)
         return STATUS_INVALID_PARAMETER;
     HandleRef<HostFile> file(handle, &g_file_type);
@@ -342,7 +335,7 @@ NTSTATUS NTAPI ZwWriteFile(HANDLE FileHandle, HANDLE Event, PIO_APC_ROUTINE ApcR
 NTSTATUS NTAPI ZwQueryInformationFile(HANDLE FileHandle, PIO_STATUS_BLOCK IoStatusBlock,
                                       PVOID FileInformation, ULONG Length,
                                       FILE_INFORMATION_CLASS FileInformationClass) {
-    wdk::check_passive("ZwQueryInformationFile");
+    wdk::require_passive("ZwQueryInformationFile");
     if (IoStatusBlock == nullptr || FileInformation == nullptr) return STATUS_INVALID_PARAMETER;
     wdk::HandleRef<HostFile> file(FileHandle, &wdk::g_file_type);
     if (!NT_SUCCESS(file.status())) return file.status();
@@ -392,7 +385,7 @@ NTSTATUS NTAPI ZwQueryInformationFile(HANDLE FileHandle, PIO_STATUS_BLOCK IoStat
 NTSTATUS NTAPI ZwSetInformationFile(HANDLE FileHandle, PIO_STATUS_BLOCK IoStatusBlock,
                                     PVOID FileInformation, ULONG Length,
                                     FILE_INFORMATION_CLASS FileInformationClass) {
-    wdk::check_passive("ZwSetInformationFile");
+    wdk::require_passive("ZwSetInformationFile");
     if (IoStatusBlock == nullptr || FileInformation == nullptr) return STATUS_INVALID_PARAMETER;
     wdk::HandleRef<HostFile> file(FileHandle, &wdk::g_file_type);
     if (!NT_SUCCESS(file.status())) return file.status();

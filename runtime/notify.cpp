@@ -39,20 +39,6 @@ ULONG ExDefaultMdlProtection = 0;
 namespace softndk::wdk {
 namespace {
 
-void check_passive(const char *caller) {
-    const KIRQL irql = KeGetCurrentIrql();
-    if (irql != PASSIVE_LEVEL)
-        bugcheck(IRQL_NOT_LESS_OR_EQUAL, 0, irql, 0, 0,
-                 fmt::format("{} at IRQL {} (it needs PASSIVE_LEVEL)", caller, irql));
-}
-
-void check_max(KIRQL max, const char *caller) {
-    const KIRQL irql = KeGetCurrentIrql();
-    if (irql > max)
-        bugcheck(IRQL_NOT_LESS_OR_EQUAL, 0, irql, max, 0,
-                 fmt::format("{} at IRQL {} (it needs at most {})", caller, irql, max));
-}
-
 std::string guid_text(const GUID &guid) {
     return fmt::format("{{{:08x}-{:04x}-{:04x}-{:02x}{:02x}-{:02x}{:02x}{:02x}{:02x}{:02x}{:02x}}}",
                        guid.Data1, guid.Data2, guid.Data3, guid.Data4[0], guid.Data4[1],
@@ -227,7 +213,7 @@ extern "C" {
 NTSTATUS NTAPI ExCreateCallback(PCALLBACK_OBJECT *CallbackObject,
                                 POBJECT_ATTRIBUTES ObjectAttributes, BOOLEAN Create,
                                 BOOLEAN AllowMultipleCallbacks) {
-    wdk::check_passive("ExCreateCallback");
+    wdk::require_passive("ExCreateCallback");
     if (CallbackObject == nullptr || ObjectAttributes == nullptr) return STATUS_INVALID_PARAMETER;
     *CallbackObject = nullptr;
     wdk::create_system_callbacks();
@@ -259,7 +245,7 @@ NTSTATUS NTAPI ExCreateCallback(PCALLBACK_OBJECT *CallbackObject,
 
 PVOID NTAPI ExRegisterCallback(PCALLBACK_OBJECT CallbackObject, PCALLBACK_FUNCTION CallbackFunction,
                                PVOID CallbackContext) {
-    wdk::check_max(APC_LEVEL, "ExRegisterCallback");
+    wdk::require_irql_at_most(APC_LEVEL, "ExRegisterCallback");
     if (CallbackObject == nullptr || CallbackFunction == nullptr) return nullptr;
     std::lock_guard guard(CallbackObject->lock);
     if (!CallbackObject->allow_multiple && !CallbackObject->registrations.empty()) return nullptr;
@@ -270,7 +256,7 @@ PVOID NTAPI ExRegisterCallback(PCALLBACK_OBJECT CallbackObject, PCALLBACK_FUNCTI
 }
 
 VOID NTAPI ExUnregisterCallback(PVOID CbRegistration) {
-    wdk::check_max(APC_LEVEL, "ExUnregisterCallback");
+    wdk::require_irql_at_most(APC_LEVEL, "ExUnregisterCallback");
     auto *registration = static_cast<_CALLBACK_OBJECT::Registration *>(CbRegistration);
     if (registration == nullptr) wdk::fatal("ExUnregisterCallback: NULL registration");
     _CALLBACK_OBJECT *owner = registration->owner;
@@ -286,7 +272,7 @@ VOID NTAPI ExUnregisterCallback(PVOID CbRegistration) {
 }
 
 VOID NTAPI ExNotifyCallback(PVOID CallbackObject, PVOID Argument1, PVOID Argument2) {
-    wdk::check_max(DISPATCH_LEVEL, "ExNotifyCallback");
+    wdk::require_irql_at_most(DISPATCH_LEVEL, "ExNotifyCallback");
     auto *object = static_cast<PCALLBACK_OBJECT>(CallbackObject);
     if (object == nullptr) return;
     std::vector<_CALLBACK_OBJECT::Registration> snapshot;
@@ -305,7 +291,7 @@ VOID NTAPI ExInitializeDriverRuntime(ULONG RuntimeFlags) {
 VOID NTAPI IoRegisterDriverReinitialization(PDRIVER_OBJECT DriverObject,
                                             PDRIVER_REINITIALIZE DriverReinitializationRoutine,
                                             PVOID Context) {
-    wdk::check_passive("IoRegisterDriverReinitialization");
+    wdk::require_passive("IoRegisterDriverReinitialization");
     wdk::register_reinitialization(DriverObject, DriverReinitializationRoutine, Context, false,
                                    wdk::t_reinit_count + 1);
 }
@@ -313,7 +299,7 @@ VOID NTAPI IoRegisterDriverReinitialization(PDRIVER_OBJECT DriverObject,
 VOID NTAPI IoRegisterBootDriverReinitialization(PDRIVER_OBJECT DriverObject,
                                                 PDRIVER_REINITIALIZE DriverReinitializationRoutine,
                                                 PVOID Context) {
-    wdk::check_passive("IoRegisterBootDriverReinitialization");
+    wdk::require_passive("IoRegisterBootDriverReinitialization");
     wdk::register_reinitialization(DriverObject, DriverReinitializationRoutine, Context, true,
                                    wdk::t_reinit_count + 1);
 }
@@ -330,7 +316,7 @@ VOID NTAPI PoStartNextPowerIrp(PIRP Irp) {
 
 POWER_STATE NTAPI PoSetPowerState(PDEVICE_OBJECT DeviceObject, POWER_STATE_TYPE Type,
                                   POWER_STATE State) {
-    wdk::check_max(DISPATCH_LEVEL, "PoSetPowerState");
+    wdk::require_irql_at_most(DISPATCH_LEVEL, "PoSetPowerState");
     std::lock_guard guard(wdk::g_power_lock);
     const auto key = std::pair{DeviceObject, static_cast<int>(Type)};
     POWER_STATE previous;
@@ -356,7 +342,7 @@ NTSTATUS NTAPI PoRegisterPowerSettingCallback(PDEVICE_OBJECT DeviceObject, LPCGU
                                               PPOWER_SETTING_CALLBACK Callback, PVOID Context,
                                               PVOID *Handle) {
     (void)DeviceObject;
-    wdk::check_passive("PoRegisterPowerSettingCallback");
+    wdk::require_passive("PoRegisterPowerSettingCallback");
     if (SettingGuid == nullptr || Callback == nullptr) return STATUS_INVALID_PARAMETER;
     auto registration = std::make_unique<wdk::PowerSettingRegistration>(
         wdk::PowerSettingRegistration{*SettingGuid, Callback, Context});
@@ -381,7 +367,7 @@ NTSTATUS NTAPI PoRegisterPowerSettingCallback(PDEVICE_OBJECT DeviceObject, LPCGU
 }
 
 NTSTATUS NTAPI PoUnregisterPowerSettingCallback(PVOID Handle) {
-    wdk::check_passive("PoUnregisterPowerSettingCallback");
+    wdk::require_passive("PoUnregisterPowerSettingCallback");
     std::lock_guard guard(wdk::g_power_lock);
     auto &all = wdk::g_power_settings;
     auto found = std::find_if(all.begin(), all.end(), [&](auto &r) { return r.get() == Handle; });
@@ -393,7 +379,7 @@ NTSTATUS NTAPI PoUnregisterPowerSettingCallback(PVOID Handle) {
 // ---- Plug and Play.
 
 VOID NTAPI IoInvalidateDeviceRelations(PDEVICE_OBJECT DeviceObject, DEVICE_RELATION_TYPE Type) {
-    wdk::check_max(DISPATCH_LEVEL, "IoInvalidateDeviceRelations");
+    wdk::require_irql_at_most(DISPATCH_LEVEL, "IoInvalidateDeviceRelations");
     wdk::logger().debug("IoInvalidateDeviceRelations({}, {}): no PnP manager; nothing to do",
                         static_cast<void *>(DeviceObject), static_cast<int>(Type));
 }
@@ -405,7 +391,7 @@ NTSTATUS NTAPI IoGetDeviceProperty(PDEVICE_OBJECT DeviceObject,
     (void)DeviceProperty;
     (void)BufferLength;
     (void)PropertyBuffer;
-    wdk::check_passive("IoGetDeviceProperty");
+    wdk::require_passive("IoGetDeviceProperty");
     if (ResultLength != nullptr) *ResultLength = 0;
     return STATUS_INVALID_DEVICE_REQUEST;
 }
@@ -419,7 +405,7 @@ NTSTATUS NTAPI IoGetDevicePropertyData(PDEVICE_OBJECT Pdo, CONST DEVPROPKEY *Pro
     (void)Flags;
     (void)Size;
     (void)Data;
-    wdk::check_passive("IoGetDevicePropertyData");
+    wdk::require_passive("IoGetDevicePropertyData");
     if (RequiredSize != nullptr) *RequiredSize = 0;
     if (Type != nullptr) *Type = 0;  // DEVPROP_TYPE_EMPTY
     return STATUS_INVALID_DEVICE_REQUEST;
@@ -431,7 +417,7 @@ NTSTATUS NTAPI IoRegisterPlugPlayNotification(IO_NOTIFICATION_EVENT_CATEGORY Eve
                                               PDRIVER_NOTIFICATION_CALLBACK_ROUTINE CallbackRoutine,
                                               PVOID Context, PVOID *NotificationEntry) {
     (void)DriverObject;
-    wdk::check_passive("IoRegisterPlugPlayNotification");
+    wdk::require_passive("IoRegisterPlugPlayNotification");
     if (NotificationEntry == nullptr) return STATUS_INVALID_PARAMETER;
     *NotificationEntry = nullptr;
     if (CallbackRoutine == nullptr) return STATUS_INVALID_PARAMETER;
@@ -461,7 +447,7 @@ NTSTATUS NTAPI IoRegisterPlugPlayNotification(IO_NOTIFICATION_EVENT_CATEGORY Eve
 }
 
 NTSTATUS NTAPI IoUnregisterPlugPlayNotification(PVOID NotificationEntry) {
-    wdk::check_passive("IoUnregisterPlugPlayNotification");
+    wdk::require_passive("IoUnregisterPlugPlayNotification");
     std::unique_lock lock(wdk::g_pnp_lock);
     auto &all = wdk::g_pnp_registrations;
     auto found =
@@ -478,7 +464,7 @@ NTSTATUS NTAPI IoRegisterDeviceInterface(PDEVICE_OBJECT PhysicalDeviceObject,
                                          CONST GUID *InterfaceClassGuid,
                                          PUNICODE_STRING ReferenceString,
                                          PUNICODE_STRING SymbolicLinkName) {
-    wdk::check_passive("IoRegisterDeviceInterface");
+    wdk::require_passive("IoRegisterDeviceInterface");
     if (PhysicalDeviceObject == nullptr || InterfaceClassGuid == nullptr ||
         SymbolicLinkName == nullptr)
         return STATUS_INVALID_PARAMETER;
@@ -511,7 +497,7 @@ NTSTATUS NTAPI IoRegisterDeviceInterface(PDEVICE_OBJECT PhysicalDeviceObject,
 }
 
 NTSTATUS NTAPI IoSetDeviceInterfaceState(PUNICODE_STRING SymbolicLinkName, BOOLEAN Enable) {
-    wdk::check_passive("IoSetDeviceInterfaceState");
+    wdk::require_passive("IoSetDeviceInterfaceState");
     const std::wstring key =
         wdk::upcase_name(wdk::normalize_object_name(wdk::to_wstring(SymbolicLinkName)));
     wdk::DeviceInterface changed;
@@ -554,7 +540,7 @@ NTSTATUS NTAPI IoReportTargetDeviceChangeAsynchronous(PDEVICE_OBJECT PhysicalDev
                                                       PVOID NotificationStructure,
                                                       PDEVICE_CHANGE_COMPLETE_CALLBACK Callback,
                                                       PVOID Context) {
-    wdk::check_max(DISPATCH_LEVEL, "IoReportTargetDeviceChangeAsynchronous");
+    wdk::require_irql_at_most(DISPATCH_LEVEL, "IoReportTargetDeviceChangeAsynchronous");
     if (PhysicalDeviceObject == nullptr || NotificationStructure == nullptr)
         return STATUS_INVALID_PARAMETER;
     const auto *notification =
@@ -581,7 +567,7 @@ NTSTATUS NTAPI IoReportTargetDeviceChangeAsynchronous(PDEVICE_OBJECT PhysicalDev
 // ---- WMI.
 
 NTSTATUS NTAPI IoWMIRegistrationControl(PDEVICE_OBJECT DeviceObject, ULONG Action) {
-    wdk::check_passive("IoWMIRegistrationControl");
+    wdk::require_passive("IoWMIRegistrationControl");
     if (DeviceObject == nullptr) return STATUS_INVALID_PARAMETER;
     std::lock_guard guard(wdk::g_wmi_lock);
     auto &devices = wdk::g_wmi_devices;
@@ -610,7 +596,7 @@ ULONG NTAPI IoWMIDeviceObjectToProviderId(PDEVICE_OBJECT DeviceObject) {
 
 NTSTATUS NTAPI IoWMIOpenBlock(LPCGUID Guid, ULONG DesiredAccess, PVOID *DataBlockObject) {
     (void)DesiredAccess;
-    wdk::check_passive("IoWMIOpenBlock");
+    wdk::require_passive("IoWMIOpenBlock");
     if (Guid == nullptr || DataBlockObject == nullptr) return STATUS_INVALID_PARAMETER;
     auto *block = new (std::nothrow) wdk::WmiBlockObject(*Guid);
     if (block == nullptr) return STATUS_INSUFFICIENT_RESOURCES;
@@ -625,7 +611,7 @@ NTSTATUS NTAPI IoWMIOpenBlock(LPCGUID Guid, ULONG DesiredAccess, PVOID *DataBloc
 NTSTATUS NTAPI IoWMISetNotificationCallback(PVOID Object,
                                             WMI_NOTIFICATION_CALLBACK_POINTER Callback,
                                             PVOID Context) {
-    wdk::check_passive("IoWMISetNotificationCallback");
+    wdk::require_passive("IoWMISetNotificationCallback");
     wdk::KernelObject *object = wdk::as_kernel_object(Object);
     if (object == nullptr || object->type() != &wdk::g_wmi_block_type)
         return STATUS_INVALID_PARAMETER;
@@ -637,7 +623,7 @@ NTSTATUS NTAPI IoWMISetNotificationCallback(PVOID Object,
 }
 
 NTSTATUS NTAPI IoWMIWriteEvent(PVOID WnodeEventItem) {
-    wdk::check_max(DISPATCH_LEVEL, "IoWMIWriteEvent");
+    wdk::require_irql_at_most(DISPATCH_LEVEL, "IoWMIWriteEvent");
     auto *event = static_cast<PWNODE_EVENT_ITEM>(WnodeEventItem);
     if (event == nullptr) return STATUS_INVALID_PARAMETER;
     if (event->WnodeHeader.BufferSize > wdk::kMaxWmiEventSize) return STATUS_BUFFER_OVERFLOW;
@@ -665,7 +651,7 @@ NTSTATUS NTAPI IoWMIWriteEvent(PVOID WnodeEventItem) {
 
 NTSTATUS NTAPI EtwRegister(LPCGUID ProviderId, PETWENABLECALLBACK EnableCallback,
                            PVOID CallbackContext, PREGHANDLE RegHandle) {
-    wdk::check_passive("EtwRegister");
+    wdk::require_passive("EtwRegister");
     if (ProviderId == nullptr || RegHandle == nullptr) return STATUS_INVALID_PARAMETER;
     {
         std::lock_guard guard(wdk::g_etw_lock);
@@ -679,7 +665,7 @@ NTSTATUS NTAPI EtwRegister(LPCGUID ProviderId, PETWENABLECALLBACK EnableCallback
 }
 
 NTSTATUS NTAPI EtwUnregister(REGHANDLE RegHandle) {
-    wdk::check_passive("EtwUnregister");
+    wdk::require_passive("EtwUnregister");
     std::lock_guard guard(wdk::g_etw_lock);
     return wdk::g_etw_providers.erase(RegHandle) != 0 ? STATUS_SUCCESS : STATUS_INVALID_HANDLE;
 }

@@ -157,6 +157,13 @@ ObjectNamespace &object_namespace() {
 
 }  // namespace
 
+void require_irql_at_most(KIRQL highest, const char *caller) {
+    const KIRQL irql = KeGetCurrentIrql();
+    if (irql > highest)
+        bugcheck(IRQL_NOT_LESS_OR_EQUAL, 0, irql, highest, 0,
+                 fmt::format("{} at IRQL {} (it needs at most {})", caller, irql, highest));
+}
+
 KernelObject::KernelObject(POBJECT_TYPE type) : type_(type) {
     live_objects().add(this);
 }
@@ -238,20 +245,6 @@ void make_temporary(KernelObject *object) {
 
 namespace {
 
-void check_passive(const char *caller) {
-    const KIRQL irql = KeGetCurrentIrql();
-    if (irql != PASSIVE_LEVEL)
-        bugcheck(IRQL_NOT_LESS_OR_EQUAL, 0, irql, 0, 0,
-                 fmt::format("{} at IRQL {} (it needs PASSIVE_LEVEL)", caller, irql));
-}
-
-void check_max(KIRQL max, const char *caller) {
-    const KIRQL irql = KeGetCurrentIrql();
-    if (irql > max)
-        bugcheck(IRQL_NOT_LESS_OR_EQUAL, 0, irql, max, 0,
-                 fmt::format("{} at IRQL {} (it needs at most {})", caller, irql, max));
-}
-
 PEPROCESS process_object() {
     // Created once, never destroyed (its creation reference is the system's).
     static ProcessObject *process = new ProcessObject;
@@ -295,7 +288,7 @@ NTSTATUS NTAPI ObReferenceObjectByPointer(PVOID Object, ACCESS_MASK DesiredAcces
                                           POBJECT_TYPE ObjectType, KPROCESSOR_MODE AccessMode) {
     (void)DesiredAccess;
     (void)AccessMode;
-    wdk::check_max(DISPATCH_LEVEL, "ObReferenceObjectByPointer");
+    wdk::require_irql_at_most(DISPATCH_LEVEL, "ObReferenceObjectByPointer");
     if (ObjectType != nullptr &&
         wdk::object_type(Object, "ObReferenceObjectByPointer") != ObjectType)
         return STATUS_OBJECT_TYPE_MISMATCH;
@@ -311,7 +304,7 @@ NTSTATUS NTAPI ObOpenObjectByPointer(PVOID Object, ULONG HandleAttributes,
     (void)PassedAccessState;
     (void)DesiredAccess;
     (void)AccessMode;
-    wdk::check_passive("ObOpenObjectByPointer");
+    wdk::require_passive("ObOpenObjectByPointer");
     if (Handle == nullptr) return STATUS_INVALID_PARAMETER;
     *Handle = nullptr;
     if (ObjectType != nullptr && wdk::object_type(Object, "ObOpenObjectByPointer") != ObjectType)
@@ -322,7 +315,7 @@ NTSTATUS NTAPI ObOpenObjectByPointer(PVOID Object, ULONG HandleAttributes,
 }
 
 NTSTATUS NTAPI ZwMakeTemporaryObject(HANDLE Handle) {
-    wdk::check_passive("ZwMakeTemporaryObject");
+    wdk::require_passive("ZwMakeTemporaryObject");
     PVOID object = nullptr;
     const NTSTATUS status = wdk::reference_handle(Handle, nullptr, &object);
     if (!NT_SUCCESS(status)) return status;
@@ -334,7 +327,7 @@ NTSTATUS NTAPI ZwMakeTemporaryObject(HANDLE Handle) {
 NTSTATUS NTAPI ZwCreateDirectoryObject(PHANDLE DirectoryHandle, ACCESS_MASK DesiredAccess,
                                        POBJECT_ATTRIBUTES ObjectAttributes) {
     (void)DesiredAccess;
-    wdk::check_passive("ZwCreateDirectoryObject");
+    wdk::require_passive("ZwCreateDirectoryObject");
     if (DirectoryHandle == nullptr || ObjectAttributes == nullptr) return STATUS_INVALID_PARAMETER;
     *DirectoryHandle = nullptr;
     const std::wstring name = wdk::normalize_object_name(wdk::object_name(ObjectAttributes));
@@ -364,7 +357,7 @@ NTSTATUS NTAPI ZwCreateDirectoryObject(PHANDLE DirectoryHandle, ACCESS_MASK Desi
 }
 
 NTSTATUS NTAPI IoCreateSymbolicLink(PUNICODE_STRING SymbolicLinkName, PUNICODE_STRING DeviceName) {
-    wdk::check_passive("IoCreateSymbolicLink");
+    wdk::require_passive("IoCreateSymbolicLink");
     const std::wstring name = wdk::normalize_object_name(wdk::to_wstring(SymbolicLinkName));
     if (name.empty() || name.front() != L'\\' || DeviceName == nullptr)
         return STATUS_OBJECT_NAME_INVALID;
@@ -377,7 +370,7 @@ NTSTATUS NTAPI IoCreateSymbolicLink(PUNICODE_STRING SymbolicLinkName, PUNICODE_S
 }
 
 NTSTATUS NTAPI IoDeleteSymbolicLink(PUNICODE_STRING SymbolicLinkName) {
-    wdk::check_passive("IoDeleteSymbolicLink");
+    wdk::require_passive("IoDeleteSymbolicLink");
     wdk::KernelObject *link = wdk::lookup_named_object(wdk::to_wstring(SymbolicLinkName));
     if (link == nullptr) return STATUS_OBJECT_NAME_NOT_FOUND;
     if (link->type() != &wdk::g_symbolic_link_type) {
@@ -408,7 +401,7 @@ BOOLEAN NTAPI IoIs32bitProcess(PIRP Irp) {
 
 NTSTATUS NTAPI PsSetCreateProcessNotifyRoutineEx(PCREATE_PROCESS_NOTIFY_ROUTINE_EX NotifyRoutine,
                                                  BOOLEAN Remove) {
-    wdk::check_passive("PsSetCreateProcessNotifyRoutineEx");
+    wdk::require_passive("PsSetCreateProcessNotifyRoutineEx");
     if (NotifyRoutine == nullptr) return STATUS_INVALID_PARAMETER;
     std::lock_guard guard(wdk::g_process_notify_lock);
     auto &routines = wdk::g_process_notify;
@@ -426,7 +419,7 @@ NTSTATUS NTAPI PsSetCreateProcessNotifyRoutineEx(PCREATE_PROCESS_NOTIFY_ROUTINE_
 
 NTSTATUS NTAPI ObRegisterCallbacks(POB_CALLBACK_REGISTRATION CallbackRegistration,
                                    PVOID *RegistrationHandle) {
-    wdk::check_max(APC_LEVEL, "ObRegisterCallbacks");
+    wdk::require_irql_at_most(APC_LEVEL, "ObRegisterCallbacks");
     if (RegistrationHandle == nullptr || CallbackRegistration == nullptr)
         return STATUS_INVALID_PARAMETER;
     *RegistrationHandle = nullptr;
@@ -454,7 +447,7 @@ NTSTATUS NTAPI ObRegisterCallbacks(POB_CALLBACK_REGISTRATION CallbackRegistratio
 }
 
 VOID NTAPI ObUnRegisterCallbacks(PVOID RegistrationHandle) {
-    wdk::check_max(APC_LEVEL, "ObUnRegisterCallbacks");
+    wdk::require_irql_at_most(APC_LEVEL, "ObUnRegisterCallbacks");
     auto *entry = static_cast<wdk::ObRegistration *>(RegistrationHandle);
     std::lock_guard guard(wdk::g_ob_lock);
     for (auto it = wdk::g_ob_registrations.begin(); it != wdk::g_ob_registrations.end(); ++it) {

@@ -259,25 +259,11 @@ class EnlistmentObject : public KernelObject {
     KernelObject *resource_manager;
 };
 
-void check_passive(const char *caller) {
-    const KIRQL irql = KeGetCurrentIrql();
-    if (irql != PASSIVE_LEVEL)
-        bugcheck(IRQL_NOT_LESS_OR_EQUAL, 0, irql, 0, 0,
-                 fmt::format("{} at IRQL {} (it needs PASSIVE_LEVEL)", caller, irql));
-}
-
-void check_max(KIRQL max, const char *caller) {
-    const KIRQL irql = KeGetCurrentIrql();
-    if (irql > max)
-        bugcheck(IRQL_NOT_LESS_OR_EQUAL, 0, irql, max, 0,
-                 fmt::format("{} at IRQL {} (it needs at most {})", caller, irql, max));
-}
-
 // Opens or creates the key named by ObjectAttributes; a handle in *KeyHandle.
 NTSTATUS open_key(PHANDLE key_handle, POBJECT_ATTRIBUTES attributes, bool create,
                   PUNICODE_STRING class_name, PULONG disposition, HANDLE transaction_handle,
                   const char *caller) {
-    check_passive(caller);
+    require_passive(caller);
     if (key_handle == nullptr || attributes == nullptr) return STATUS_INVALID_PARAMETER;
     *key_handle = nullptr;
     KernelObject *transaction = nullptr;
@@ -886,7 +872,7 @@ NTSTATUS NTAPI ZwOpenKeyTransacted(PHANDLE KeyHandle, ACCESS_MASK DesiredAccess,
 }
 
 NTSTATUS NTAPI ZwDeleteKey(HANDLE KeyHandle) {
-    wdk::check_passive("ZwDeleteKey");
+    wdk::require_passive("ZwDeleteKey");
     wdk::HandleRef<wdk::KeyObject> key(KeyHandle, &wdk::g_key_type);
     if (!NT_SUCCESS(key.status())) return key.status();
     REG_DELETE_KEY_INFORMATION info{key.get(), nullptr, nullptr, nullptr};
@@ -906,7 +892,7 @@ NTSTATUS NTAPI ZwDeleteKey(HANDLE KeyHandle) {
 
 NTSTATUS NTAPI ZwSetValueKey(HANDLE KeyHandle, PUNICODE_STRING ValueName, ULONG TitleIndex,
                              ULONG Type, PVOID Data, ULONG DataSize) {
-    wdk::check_passive("ZwSetValueKey");
+    wdk::require_passive("ZwSetValueKey");
     wdk::HandleRef<wdk::KeyObject> key(KeyHandle, &wdk::g_key_type);
     if (!NT_SUCCESS(key.status())) return key.status();
     if (Data == nullptr && DataSize != 0) return STATUS_INVALID_PARAMETER;
@@ -935,7 +921,7 @@ NTSTATUS NTAPI ZwSetValueKey(HANDLE KeyHandle, PUNICODE_STRING ValueName, ULONG 
 }
 
 NTSTATUS NTAPI ZwDeleteValueKey(HANDLE KeyHandle, PUNICODE_STRING ValueName) {
-    wdk::check_passive("ZwDeleteValueKey");
+    wdk::require_passive("ZwDeleteValueKey");
     wdk::HandleRef<wdk::KeyObject> key(KeyHandle, &wdk::g_key_type);
     if (!NT_SUCCESS(key.status())) return key.status();
     REG_DELETE_VALUE_KEY_INFORMATION info{key.get(), ValueName, nullptr, nullptr, nullptr};
@@ -957,7 +943,7 @@ NTSTATUS NTAPI ZwDeleteValueKey(HANDLE KeyHandle, PUNICODE_STRING ValueName) {
 NTSTATUS NTAPI ZwQueryValueKey(HANDLE KeyHandle, PUNICODE_STRING ValueName,
                                KEY_VALUE_INFORMATION_CLASS KeyValueInformationClass,
                                PVOID KeyValueInformation, ULONG Length, PULONG ResultLength) {
-    wdk::check_passive("ZwQueryValueKey");
+    wdk::require_passive("ZwQueryValueKey");
     wdk::HandleRef<wdk::KeyObject> key(KeyHandle, &wdk::g_key_type);
     if (!NT_SUCCESS(key.status())) return key.status();
     std::vector<UCHAR> information;
@@ -977,7 +963,7 @@ NTSTATUS NTAPI ZwQueryValueKey(HANDLE KeyHandle, PUNICODE_STRING ValueName,
 NTSTATUS NTAPI ZwEnumerateValueKey(HANDLE KeyHandle, ULONG Index,
                                    KEY_VALUE_INFORMATION_CLASS KeyValueInformationClass,
                                    PVOID KeyValueInformation, ULONG Length, PULONG ResultLength) {
-    wdk::check_passive("ZwEnumerateValueKey");
+    wdk::require_passive("ZwEnumerateValueKey");
     wdk::HandleRef<wdk::KeyObject> key(KeyHandle, &wdk::g_key_type);
     if (!NT_SUCCESS(key.status())) return key.status();
     std::vector<UCHAR> information;
@@ -996,7 +982,7 @@ NTSTATUS NTAPI ZwEnumerateValueKey(HANDLE KeyHandle, ULONG Index,
 NTSTATUS NTAPI ZwEnumerateKey(HANDLE KeyHandle, ULONG Index,
                               KEY_INFORMATION_CLASS KeyInformationClass, PVOID KeyInformation,
                               ULONG Length, PULONG ResultLength) {
-    wdk::check_passive("ZwEnumerateKey");
+    wdk::require_passive("ZwEnumerateKey");
     wdk::HandleRef<wdk::KeyObject> key(KeyHandle, &wdk::g_key_type);
     if (!NT_SUCCESS(key.status())) return key.status();
     if (KeyInformationClass != KeyBasicInformation && KeyInformationClass != KeyNodeInformation &&
@@ -1018,7 +1004,7 @@ NTSTATUS NTAPI ZwEnumerateKey(HANDLE KeyHandle, ULONG Index,
 
 NTSTATUS NTAPI ZwQueryKey(HANDLE KeyHandle, KEY_INFORMATION_CLASS KeyInformationClass,
                           PVOID KeyInformation, ULONG Length, PULONG ResultLength) {
-    wdk::check_passive("ZwQueryKey");
+    wdk::require_passive("ZwQueryKey");
     wdk::HandleRef<wdk::KeyObject> key(KeyHandle, &wdk::g_key_type);
     if (!NT_SUCCESS(key.status())) return key.status();
     std::vector<UCHAR> information;
@@ -1039,7 +1025,7 @@ NTSTATUS NTAPI RtlQueryRegistryValues(ULONG RelativeTo, PCWSTR Path,
                                       PRTL_QUERY_REGISTRY_TABLE QueryTable, PVOID Context,
                                       PVOID Environment) {
     (void)Environment;
-    wdk::check_passive("RtlQueryRegistryValues");
+    wdk::require_passive("RtlQueryRegistryValues");
     if (QueryTable == nullptr) return STATUS_INVALID_PARAMETER;
     std::shared_ptr<wdk::KeyNode> top;
     NTSTATUS status = wdk::rtl_key(RelativeTo, Path, false, top);
@@ -1134,7 +1120,7 @@ NTSTATUS NTAPI RtlQueryRegistryValues(ULONG RelativeTo, PCWSTR Path,
 
 NTSTATUS NTAPI RtlWriteRegistryValue(ULONG RelativeTo, PCWSTR Path, PCWSTR ValueName,
                                      ULONG ValueType, PVOID ValueData, ULONG ValueLength) {
-    wdk::check_passive("RtlWriteRegistryValue");
+    wdk::require_passive("RtlWriteRegistryValue");
     if (ValueData == nullptr && ValueLength != 0) return STATUS_INVALID_PARAMETER;
     std::shared_ptr<wdk::KeyNode> node;
     const NTSTATUS status = wdk::rtl_key(RelativeTo, Path, true, node);
@@ -1147,7 +1133,7 @@ NTSTATUS NTAPI RtlWriteRegistryValue(ULONG RelativeTo, PCWSTR Path, PCWSTR Value
 }
 
 NTSTATUS NTAPI RtlDeleteRegistryValue(ULONG RelativeTo, PCWSTR Path, PCWSTR ValueName) {
-    wdk::check_passive("RtlDeleteRegistryValue");
+    wdk::require_passive("RtlDeleteRegistryValue");
     std::shared_ptr<wdk::KeyNode> node;
     const NTSTATUS status = wdk::rtl_key(RelativeTo, Path, false, node);
     if (!NT_SUCCESS(status)) return status;
@@ -1161,7 +1147,7 @@ NTSTATUS NTAPI RtlDeleteRegistryValue(ULONG RelativeTo, PCWSTR Path, PCWSTR Valu
 NTSTATUS NTAPI IoOpenDeviceRegistryKey(PDEVICE_OBJECT DeviceObject, ULONG DevInstKeyType,
                                        ACCESS_MASK DesiredAccess, PHANDLE DeviceRegKey) {
     (void)DesiredAccess;
-    wdk::check_passive("IoOpenDeviceRegistryKey");
+    wdk::require_passive("IoOpenDeviceRegistryKey");
     if (DeviceRegKey == nullptr || DeviceObject == nullptr || DeviceObject->DriverObject == nullptr)
         return STATUS_INVALID_PARAMETER;
     *DeviceRegKey = nullptr;
@@ -1203,7 +1189,7 @@ NTSTATUS NTAPI CmRegisterCallbackEx(PEX_CALLBACK_FUNCTION Function, PCUNICODE_ST
                                     PVOID Reserved) {
     (void)Driver;
     (void)Reserved;
-    wdk::check_max(APC_LEVEL, "CmRegisterCallbackEx");
+    wdk::require_irql_at_most(APC_LEVEL, "CmRegisterCallbackEx");
     if (Function == nullptr || Cookie == nullptr || Altitude == nullptr || Altitude->Length == 0)
         return STATUS_INVALID_PARAMETER;
     std::lock_guard guard(wdk::g_cm_lock);
@@ -1217,7 +1203,7 @@ NTSTATUS NTAPI CmRegisterCallbackEx(PEX_CALLBACK_FUNCTION Function, PCUNICODE_ST
 }
 
 NTSTATUS NTAPI CmUnRegisterCallback(LARGE_INTEGER Cookie) {
-    wdk::check_max(APC_LEVEL, "CmUnRegisterCallback");
+    wdk::require_irql_at_most(APC_LEVEL, "CmUnRegisterCallback");
     std::lock_guard guard(wdk::g_cm_lock);
     auto &all = wdk::g_cm_registrations;
     auto found = std::find_if(all.begin(), all.end(), [&](const wdk::CmRegistration &r) {
@@ -1236,7 +1222,7 @@ VOID NTAPI CmGetCallbackVersion(PULONG Major, PULONG Minor) {
 NTSTATUS NTAPI CmCallbackGetKeyObjectIDEx(PLARGE_INTEGER Cookie, PVOID Object, PULONG_PTR ObjectID,
                                           PCUNICODE_STRING *ObjectName, ULONG Flags) {
     (void)Flags;
-    wdk::check_max(APC_LEVEL, "CmCallbackGetKeyObjectIDEx");
+    wdk::require_irql_at_most(APC_LEVEL, "CmCallbackGetKeyObjectIDEx");
     if (Cookie == nullptr) return STATUS_INVALID_PARAMETER;
     wdk::KernelObject *object = wdk::as_kernel_object(Object);
     if (object == nullptr || object->type() != &wdk::g_key_type) return STATUS_INVALID_PARAMETER;
@@ -1285,7 +1271,7 @@ NTSTATUS NTAPI CmCallbackGetKeyObjectID(PLARGE_INTEGER Cookie, PVOID Object, PUL
 
 NTSTATUS NTAPI CmSetCallbackObjectContext(PVOID Object, PLARGE_INTEGER Cookie, PVOID NewContext,
                                           PVOID *OldContext) {
-    wdk::check_max(APC_LEVEL, "CmSetCallbackObjectContext");
+    wdk::require_irql_at_most(APC_LEVEL, "CmSetCallbackObjectContext");
     if (Cookie == nullptr) return STATUS_INVALID_PARAMETER;
     wdk::KernelObject *object = wdk::as_kernel_object(Object);
     if (object == nullptr || object->type() != &wdk::g_key_type) return STATUS_INVALID_PARAMETER;
@@ -1322,7 +1308,7 @@ NTSTATUS NTAPI ZwCreateTransactionManager(PHANDLE TmHandle, ACCESS_MASK DesiredA
     (void)LogFileName;
     (void)CreateOptions;
     (void)CommitStrength;
-    wdk::check_max(APC_LEVEL, "ZwCreateTransactionManager");
+    wdk::require_irql_at_most(APC_LEVEL, "ZwCreateTransactionManager");
     if (TmHandle == nullptr) return STATUS_INVALID_PARAMETER;
     auto *manager = new (std::nothrow) wdk::TransactionManagerObject;
     if (manager == nullptr) return STATUS_INSUFFICIENT_RESOURCES;
@@ -1339,7 +1325,7 @@ NTSTATUS NTAPI ZwCreateResourceManager(PHANDLE ResourceManagerHandle, ACCESS_MAS
     (void)ObjectAttributes;
     (void)CreateOptions;
     (void)Description;
-    wdk::check_max(APC_LEVEL, "ZwCreateResourceManager");
+    wdk::require_irql_at_most(APC_LEVEL, "ZwCreateResourceManager");
     if (ResourceManagerHandle == nullptr) return STATUS_INVALID_PARAMETER;
     wdk::HandleRef<wdk::TransactionManagerObject> manager(TmHandle,
                                                           &wdk::g_transaction_manager_type);
@@ -1361,7 +1347,7 @@ NTSTATUS NTAPI ZwCreateTransaction(PHANDLE TransactionHandle, ACCESS_MASK Desire
     (void)IsolationFlags;
     (void)Timeout;
     (void)Description;
-    wdk::check_max(APC_LEVEL, "ZwCreateTransaction");
+    wdk::require_irql_at_most(APC_LEVEL, "ZwCreateTransaction");
     if (TransactionHandle == nullptr) return STATUS_INVALID_PARAMETER;
     if (TmHandle != nullptr) {
         wdk::HandleRef<wdk::TransactionManagerObject> manager(TmHandle,
@@ -1384,7 +1370,7 @@ NTSTATUS NTAPI ZwCreateEnlistment(PHANDLE EnlistmentHandle, ACCESS_MASK DesiredA
     (void)ObjectAttributes;
     (void)CreateOptions;
     (void)EnlistmentKey;
-    wdk::check_max(APC_LEVEL, "ZwCreateEnlistment");
+    wdk::require_irql_at_most(APC_LEVEL, "ZwCreateEnlistment");
     if (EnlistmentHandle == nullptr || NotificationMask == 0 ||
         (NotificationMask & ~TRANSACTION_NOTIFY_MASK) != 0)
         return STATUS_INVALID_PARAMETER;
@@ -1411,7 +1397,7 @@ NTSTATUS NTAPI ZwCreateEnlistment(PHANDLE EnlistmentHandle, ACCESS_MASK DesiredA
 
 namespace {
 NTSTATUS finish_transaction(HANDLE handle, bool commit, const char *caller) {
-    wdk::check_max(APC_LEVEL, caller);
+    wdk::require_irql_at_most(APC_LEVEL, caller);
     wdk::HandleRef<wdk::TransactionObject> tx(handle, &wdk::g_transaction_type);
     if (!NT_SUCCESS(tx.status())) return tx.status();
     std::vector<std::function<void()>> pending;

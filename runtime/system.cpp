@@ -232,6 +232,7 @@ NTSTATUS NTAPI ExUuidCreate(UUID *Uuid) {
 }
 
 NTSTATUS NTAPI RtlGUIDFromString(PCUNICODE_STRING GuidString, GUID *Guid) {
+    wdk::require_passive("RtlGUIDFromString");
     if (GuidString == nullptr || Guid == nullptr || GuidString->Buffer == nullptr)
         return STATUS_INVALID_PARAMETER;
     constexpr size_t kChars = 38;  // {8-4-4-4-12}
@@ -279,10 +280,7 @@ NTSTATUS NTAPI RtlCopySid(ULONG DestinationSidLength, PSID DestinationSid, PSID 
 }
 
 PVOID NTAPI MmGetSystemRoutineAddress(PUNICODE_STRING SystemRoutineName) {
-    const KIRQL irql = KeGetCurrentIrql();
-    if (irql != PASSIVE_LEVEL)
-        wdk::bugcheck(IRQL_NOT_LESS_OR_EQUAL, 0, irql, 0, 0,
-                      "MmGetSystemRoutineAddress above PASSIVE_LEVEL");
+    wdk::require_passive("MmGetSystemRoutineAddress");
     if (SystemRoutineName == nullptr || SystemRoutineName->Buffer == nullptr) return nullptr;
     std::string name;
     for (size_t i = 0; i < SystemRoutineName->Length / sizeof(WCHAR); ++i) {
@@ -317,6 +315,7 @@ VOID FASTCALL HalExamineMBR(PDEVICE_OBJECT DeviceObject, ULONG SectorSize, ULONG
 
 NTSTATUS NTAPI IoReadDiskSignature(PDEVICE_OBJECT DeviceObject, ULONG BytesPerSector,
                                    PDISK_SIGNATURE Signature) {
+    wdk::require_passive("IoReadDiskSignature");
     (void)DeviceObject;
     (void)BytesPerSector;
     (void)Signature;
@@ -325,6 +324,7 @@ NTSTATUS NTAPI IoReadDiskSignature(PDEVICE_OBJECT DeviceObject, ULONG BytesPerSe
 
 NTSTATUS NTAPI IoReadPartitionTableEx(PDEVICE_OBJECT DeviceObject,
                                       PDRIVE_LAYOUT_INFORMATION_EX *DriveLayout) {
+    wdk::require_passive("IoReadPartitionTableEx");
     (void)DeviceObject;
     if (DriveLayout != nullptr) *DriveLayout = nullptr;
     return STATUS_INVALID_DEVICE_REQUEST;
@@ -336,6 +336,7 @@ NTSTATUS NTAPI IoCreateDeviceSecure(PDRIVER_OBJECT DriverObject, ULONG DeviceExt
                                     PCUNICODE_STRING DefaultSDDLString, LPCGUID DeviceClassGuid,
                                     PDEVICE_OBJECT *DeviceObject) {
     (void)DeviceClassGuid;
+    wdk::require_passive("IoCreateDeviceSecure");
     if (DeviceObject != nullptr) *DeviceObject = nullptr;
     if (DefaultSDDLString == nullptr || !wdk::valid_device_sddl(wdk::to_wstring(DefaultSDDLString)))
         return STATUS_INVALID_PARAMETER;

@@ -86,6 +86,13 @@ T &fork_local_instance() {
 // softndk_wdm_system.h. Every object a handle or an Ob* call can name is either a thread
 // (_ETHREAD, a dispatcher object) or a KernelObject.
 
+// Bug-checks IRQL_NOT_LESS_OR_EQUAL, naming `caller`, when the IRQL is above `highest` (the
+// IRQL a WDK routine documents as its maximum). (object.cpp)
+void require_irql_at_most(KIRQL highest, const char *caller);
+inline void require_passive(const char *caller) {
+    require_irql_at_most(PASSIVE_LEVEL, caller);
+}
+
 // An object type: its name, for messages.
 }  // namespace softndk::wdk
 struct _OBJECT_TYPE {
