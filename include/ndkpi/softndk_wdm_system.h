@@ -672,14 +672,17 @@ _IRQL_requires_max_(PASSIVE_LEVEL) NTSTATUS NTAPI
  * $SOFTNDK_FILE_ROOT/c/dir/file: the drive letter becomes a lower-case directory and
  * backslashes become slashes; SOFTNDK_FILE_ROOT defaults to the current directory.
  * Other names (\Device\...) -> STATUS_OBJECT_PATH_NOT_FOUND; ".." components ->
- * STATUS_OBJECT_NAME_INVALID. Everything is synchronous: IoStatusBlock is filled
- * before the call returns, and a ZwReadFile/ZwWriteFile Event is set. A file object
+ * STATUS_OBJECT_NAME_INVALID. With RootDirectory a directory's file handle, ObjectName
+ * is relative to it. Everything is synchronous: IoStatusBlock is filled before the call
+ * returns. The runtime makes no event handles, so a ZwReadFile / ZwWriteFile Event must
+ * be NULL (else STATUS_INVALID_HANDLE, or STATUS_OBJECT_TYPE_MISMATCH for a handle to
+ * another object); ApcRoutine must be NULL too (no user APCs). A file object
  * keeps a current byte offset, used when ByteOffset is NULL or
  * FILE_USE_FILE_POINTER_POSITION; FILE_WRITE_TO_END_OF_FILE appends. Reading at or past
- * the end -> STATUS_END_OF_FILE. ShareAccess and EAs are ignored (the host has no share
- * modes). ObReferenceObjectByHandle on a file handle (type *IoFileObjectType) gives
- * SoftNDK's file object: pass it back to the runtime, do not read FILE_OBJECT fields
- * through it. */
+ * the end -> STATUS_END_OF_FILE. AllocationSize, FileAttributes, ShareAccess and EAs are ignored
+ * (the host has no share modes). ObReferenceObjectByHandle on a file handle (type
+ * *IoFileObjectType) gives SoftNDK's file object: pass it back to the runtime, do not read
+ * FILE_OBJECT fields through it. */
 #define FILE_READ_DATA        0x0001
 #define FILE_LIST_DIRECTORY   0x0001
 #define FILE_WRITE_DATA       0x0002
