@@ -170,22 +170,6 @@ std::mutex g_cm_lock;
 std::vector<CmRegistration> g_cm_registrations;
 LONGLONG g_next_cookie = 0x1000;
 
-// Calls every registration with (notify class, information); the first failure vetoes.
-NTSTATUS notify_registry(REG_NOTIFY_CLASS type, PVOID information) {
-    std::vector<CmRegistration> snapshot;
-    {
-        std::lock_guard guard(g_cm_lock);
-        snapshot = g_cm_registrations;
-    }
-    for (const auto &registration : snapshot) {
-        const NTSTATUS status = registration.function(
-            registration.context, reinterpret_cast<PVOID>(static_cast<ULONG_PTR>(type)),
-            information);
-        if (!NT_SUCCESS(status)) return status;
-    }
-    return STATUS_SUCCESS;
-}
-
 // ---- Objects.
 class TransactionObject;
 
@@ -222,6 +206,57 @@ KeyObject::~KeyObject() {
             &info);
     }
     if (transaction != nullptr) object_dereference(transaction, "key close");
+}
+
+// Calls every registration, in order, with (notify class, information); `Info` has an
+// ObjectContext, set for each registration to the context it attached to `key`
+// (CmSetCallbackObjectContext). For a pre-notification the first failure vetoes and is
+// returned; post-notifications cannot fail.
+template <class Info>
+NTSTATUS notify_registry(REG_NOTIFY_CLASS type, KeyObject *key, Info &info) {
+    std::vector<CmRegistration> snapshot;
+    {
+        std::lock_guard guard(g_cm_lock);
+        snapshot = g_cm_registrations;
+    }
+    for (const auto &registration : snapshot) {
+        {
+            std::lock_guard guard(key->contexts_lock);
+            auto found = key->contexts.find(registration.cookie);
+            info.ObjectContext = found == key->contexts.end() ? nullptr : found->second;
+        }
+        const NTSTATUS status = registration.function(
+            registration.context, reinterpret_cast<PVOID>(static_cast<ULONG_PTR>(type)), &info);
+        if (!NT_SUCCESS(status)) return status;
+    }
+    return STATUS_SUCCESS;
+}
+
+// The pre-notification, the operation (if not vetoed), then the post-notification with the
+// operation's status; returns what the caller gets.
+template <class Info, class Operation>
+NTSTATUS with_notifications(REG_NOTIFY_CLASS pre, REG_NOTIFY_CLASS post, KeyObject *key, Info &info,
+                            Operation operation) {
+    const NTSTATUS veto = notify_registry(pre, key, info);
+    if (!NT_SUCCESS(veto)) return veto;
+    const NTSTATUS status = operation();
+    REG_POST_OPERATION_INFORMATION after{key, status, &info, status, nullptr, nullptr, nullptr};
+    std::vector<CmRegistration> snapshot;
+    {
+        std::lock_guard guard(g_cm_lock);
+        snapshot = g_cm_registrations;
+    }
+    for (const auto &registration : snapshot) {
+        {
+            std::lock_guard guard(key->contexts_lock);
+            auto found = key->contexts.find(registration.cookie);
+            after.ObjectContext = found == key->contexts.end() ? nullptr : found->second;
+        }
+        after.ReturnStatus = status;
+        registration.function(registration.context,
+                              reinterpret_cast<PVOID>(static_cast<ULONG_PTR>(post)), &after);
+    }
+    return status;
 }
 
 enum class TransactionState { kActive, kCommitted, kRolledBack };
@@ -876,18 +911,18 @@ NTSTATUS NTAPI ZwDeleteKey(HANDLE KeyHandle) {
     wdk::HandleRef<wdk::KeyObject> key(KeyHandle, &wdk::g_key_type);
     if (!NT_SUCCESS(key.status())) return key.status();
     REG_DELETE_KEY_INFORMATION info{key.get(), nullptr, nullptr, nullptr};
-    const NTSTATUS veto = wdk::notify_registry(RegNtPreDeleteKey, &info);
-    if (!NT_SUCCESS(veto)) return veto;
-    std::lock_guard guard(wdk::registry().lock);
-    auto node = key->node;
-    if (node->deleted) return STATUS_KEY_DELETED;
-    if (!node->subkeys.empty()) return STATUS_CANNOT_DELETE;
-    auto parent = node->parent.lock();
-    if (!parent) return STATUS_CANNOT_DELETE;  // \REGISTRY itself
-    parent->subkeys.erase(wdk::upcase_name(node->name));
-    parent->last_write = wdk::system_time_now();
-    node->deleted = true;
-    return STATUS_SUCCESS;
+    return wdk::with_notifications(RegNtPreDeleteKey, RegNtPostDeleteKey, key.get(), info, [&] {
+        std::lock_guard guard(wdk::registry().lock);
+        auto node = key->node;
+        if (node->deleted) return STATUS_KEY_DELETED;
+        if (!node->subkeys.empty()) return STATUS_CANNOT_DELETE;
+        auto parent = node->parent.lock();
+        if (!parent) return STATUS_CANNOT_DELETE;  // \REGISTRY itself
+        parent->subkeys.erase(wdk::upcase_name(node->name));
+        parent->last_write = wdk::system_time_now();
+        node->deleted = true;
+        return STATUS_SUCCESS;
+    });
 }
 
 NTSTATUS NTAPI ZwSetValueKey(HANDLE KeyHandle, PUNICODE_STRING ValueName, ULONG TitleIndex,
@@ -898,26 +933,26 @@ NTSTATUS NTAPI ZwSetValueKey(HANDLE KeyHandle, PUNICODE_STRING ValueName, ULONG 
     if (Data == nullptr && DataSize != 0) return STATUS_INVALID_PARAMETER;
     REG_SET_VALUE_KEY_INFORMATION info{key.get(), ValueName, TitleIndex, Type,   Data,
                                        DataSize,  nullptr,   nullptr,    nullptr};
-    const NTSTATUS veto = wdk::notify_registry(RegNtPreSetValueKey, &info);
-    if (!NT_SUCCESS(veto)) return veto;
     const std::wstring name = wdk::to_wstring(ValueName);
     const auto *bytes = static_cast<const UCHAR *>(Data);
-    if (key->transaction != nullptr) {
-        {
-            std::lock_guard guard(wdk::registry().lock);
-            if (key->node->deleted) return STATUS_KEY_DELETED;
+    return wdk::with_notifications(RegNtPreSetValueKey, RegNtPostSetValueKey, key.get(), info, [&] {
+        if (key->transaction != nullptr) {
+            {
+                std::lock_guard guard(wdk::registry().lock);
+                if (key->node->deleted) return STATUS_KEY_DELETED;
+            }
+            std::vector<UCHAR> copy(bytes, bytes + DataSize);
+            return wdk::defer_to_transaction(key.get(), [node = key->node, name, Type, copy] {
+                if (!node->deleted)
+                    wdk::set_value_locked(*node, name, Type, copy.data(),
+                                          static_cast<ULONG>(copy.size()));
+            });
         }
-        std::vector<UCHAR> copy(bytes, bytes + DataSize);
-        return wdk::defer_to_transaction(key.get(), [node = key->node, name, Type, copy] {
-            if (!node->deleted)
-                wdk::set_value_locked(*node, name, Type, copy.data(),
-                                      static_cast<ULONG>(copy.size()));
-        });
-    }
-    std::lock_guard guard(wdk::registry().lock);
-    if (key->node->deleted) return STATUS_KEY_DELETED;
-    wdk::set_value_locked(*key->node, name, Type, bytes, DataSize);
-    return STATUS_SUCCESS;
+        std::lock_guard guard(wdk::registry().lock);
+        if (key->node->deleted) return STATUS_KEY_DELETED;
+        wdk::set_value_locked(*key->node, name, Type, bytes, DataSize);
+        return STATUS_SUCCESS;
+    });
 }
 
 NTSTATUS NTAPI ZwDeleteValueKey(HANDLE KeyHandle, PUNICODE_STRING ValueName) {
@@ -925,19 +960,20 @@ NTSTATUS NTAPI ZwDeleteValueKey(HANDLE KeyHandle, PUNICODE_STRING ValueName) {
     wdk::HandleRef<wdk::KeyObject> key(KeyHandle, &wdk::g_key_type);
     if (!NT_SUCCESS(key.status())) return key.status();
     REG_DELETE_VALUE_KEY_INFORMATION info{key.get(), ValueName, nullptr, nullptr, nullptr};
-    const NTSTATUS veto = wdk::notify_registry(RegNtPreDeleteValueKey, &info);
-    if (!NT_SUCCESS(veto)) return veto;
     const std::wstring name = wdk::to_wstring(ValueName);
-    std::lock_guard guard(wdk::registry().lock);
-    if (key->node->deleted) return STATUS_KEY_DELETED;
-    if (wdk::find_value(*key->node, name) == nullptr) return STATUS_OBJECT_NAME_NOT_FOUND;
-    if (key->transaction != nullptr) {
-        return wdk::defer_to_transaction(key.get(), [node = key->node, name] {
-            if (!node->deleted) wdk::delete_value_locked(*node, name);
+    return wdk::with_notifications(
+        RegNtPreDeleteValueKey, RegNtPostDeleteValueKey, key.get(), info, [&] {
+            std::lock_guard guard(wdk::registry().lock);
+            if (key->node->deleted) return STATUS_KEY_DELETED;
+            if (wdk::find_value(*key->node, name) == nullptr) return STATUS_OBJECT_NAME_NOT_FOUND;
+            if (key->transaction != nullptr) {
+                return wdk::defer_to_transaction(key.get(), [node = key->node, name] {
+                    if (!node->deleted) wdk::delete_value_locked(*node, name);
+                });
+            }
+            wdk::delete_value_locked(*key->node, name);
+            return STATUS_SUCCESS;
         });
-    }
-    wdk::delete_value_locked(*key->node, name);
-    return STATUS_SUCCESS;
 }
 
 NTSTATUS NTAPI ZwQueryValueKey(HANDLE KeyHandle, PUNICODE_STRING ValueName,
@@ -946,18 +982,31 @@ NTSTATUS NTAPI ZwQueryValueKey(HANDLE KeyHandle, PUNICODE_STRING ValueName,
     wdk::require_passive("ZwQueryValueKey");
     wdk::HandleRef<wdk::KeyObject> key(KeyHandle, &wdk::g_key_type);
     if (!NT_SUCCESS(key.status())) return key.status();
-    std::vector<UCHAR> information;
-    ULONG fixed = 0;
-    {
-        std::lock_guard guard(wdk::registry().lock);
-        if (key->node->deleted) return STATUS_KEY_DELETED;
-        const wdk::Value *value = wdk::find_value(*key->node, wdk::to_wstring(ValueName));
-        if (value == nullptr) return STATUS_OBJECT_NAME_NOT_FOUND;
-        const NTSTATUS status =
-            wdk::value_information(*value, KeyValueInformationClass, information, fixed);
-        if (!NT_SUCCESS(status)) return status;
-    }
-    return wdk::copy_information(information, fixed, KeyValueInformation, Length, ResultLength);
+    REG_QUERY_VALUE_KEY_INFORMATION info{key.get(),
+                                         ValueName,
+                                         KeyValueInformationClass,
+                                         KeyValueInformation,
+                                         Length,
+                                         ResultLength,
+                                         nullptr,
+                                         nullptr,
+                                         nullptr};
+    return wdk::with_notifications(
+        RegNtPreQueryValueKey, RegNtPostQueryValueKey, key.get(), info, [&] {
+            std::vector<UCHAR> information;
+            ULONG fixed = 0;
+            {
+                std::lock_guard guard(wdk::registry().lock);
+                if (key->node->deleted) return STATUS_KEY_DELETED;
+                const wdk::Value *value = wdk::find_value(*key->node, wdk::to_wstring(ValueName));
+                if (value == nullptr) return STATUS_OBJECT_NAME_NOT_FOUND;
+                const NTSTATUS status =
+                    wdk::value_information(*value, KeyValueInformationClass, information, fixed);
+                if (!NT_SUCCESS(status)) return status;
+            }
+            return wdk::copy_information(information, fixed, KeyValueInformation, Length,
+                                         ResultLength);
+        });
 }
 
 NTSTATUS NTAPI ZwEnumerateValueKey(HANDLE KeyHandle, ULONG Index,

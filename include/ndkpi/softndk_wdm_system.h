@@ -486,13 +486,17 @@ _IRQL_requires_max_(PASSIVE_LEVEL) NTSTATUS NTAPI
     IoOpenDeviceRegistryKey(_In_ PDEVICE_OBJECT DeviceObject, _In_ ULONG DevInstKeyType,
                             _In_ ACCESS_MASK DesiredAccess, _Out_ PHANDLE DeviceRegKey);
 
-/* ---- Registry callbacks. Called, in registration order, before ZwSetValueKey
- * (RegNtPreSetValueKey), ZwDeleteValueKey (RegNtPreDeleteValueKey) and ZwDeleteKey
- * (RegNtPreDeleteKey) with Argument2 the REG_*_INFORMATION of the operation; a
- * failure status vetoes the operation and is what the caller gets. Other operations
- * are not reported. CmSetCallbackObjectContext attaches a context to a key object for
- * one registration; RegNtCallbackObjectContextCleanup reports it when the key object
- * goes. CmGetCallbackVersion reports 1.0. */
+/* ---- Registry callbacks. Called, in registration order, around ZwSetValueKey
+ * (RegNtPreSetValueKey / RegNtPostSetValueKey), ZwDeleteValueKey (RegNtPre/PostDeleteValueKey),
+ * ZwQueryValueKey (RegNtPre/PostQueryValueKey) and ZwDeleteKey (RegNtPre/PostDeleteKey),
+ * with Argument2 the REG_*_INFORMATION of the operation (a REG_POST_OPERATION_INFORMATION
+ * for the post ones, whose PreInformation points at the pre one), ObjectContext the context
+ * the registration attached to the key. A pre-callback's failure status vetoes the
+ * operation (no post-notification follows) and is what the caller gets; a post-callback's
+ * result, and ReturnStatus changes, are ignored. Other operations (create, open,
+ * enumerate, ...) are not reported. CmSetCallbackObjectContext attaches a context to a key
+ * object for one registration; RegNtCallbackObjectContextCleanup reports it when the key
+ * object goes. CmGetCallbackVersion reports 1.0. */
 typedef _Function_class_(EX_CALLBACK_FUNCTION) _IRQL_requires_same_ NTSTATUS NTAPI
     EX_CALLBACK_FUNCTION(_In_ PVOID CallbackContext, _In_opt_ PVOID Argument1,
                          _In_opt_ PVOID Argument2);
@@ -576,6 +580,26 @@ typedef struct _REG_DELETE_VALUE_KEY_INFORMATION {
     PVOID ObjectContext;
     PVOID Reserved;
 } REG_DELETE_VALUE_KEY_INFORMATION, *PREG_DELETE_VALUE_KEY_INFORMATION;
+typedef struct _REG_QUERY_VALUE_KEY_INFORMATION {
+    PVOID Object;
+    PUNICODE_STRING ValueName;
+    KEY_VALUE_INFORMATION_CLASS KeyValueInformationClass;
+    PVOID KeyValueInformation;
+    ULONG Length;
+    PULONG ResultLength;
+    PVOID CallContext;
+    PVOID ObjectContext;
+    PVOID Reserved;
+} REG_QUERY_VALUE_KEY_INFORMATION, *PREG_QUERY_VALUE_KEY_INFORMATION;
+typedef struct _REG_POST_OPERATION_INFORMATION {
+    PVOID Object;
+    NTSTATUS Status;
+    PVOID PreInformation;
+    NTSTATUS ReturnStatus;
+    PVOID CallContext;
+    PVOID ObjectContext;
+    PVOID Reserved;
+} REG_POST_OPERATION_INFORMATION, *PREG_POST_OPERATION_INFORMATION;
 typedef struct _REG_CALLBACK_CONTEXT_CLEANUP_INFORMATION {
     PVOID Object;
     PVOID ObjectContext;

@@ -530,6 +530,8 @@ struct CmLog {
     std::vector<REG_NOTIFY_CLASS> classes;
     std::wstring vetoed_value = L"Forbidden";
     std::vector<PVOID> cleaned;
+    std::vector<NTSTATUS> post_statuses;
+    std::vector<PVOID> contexts;  // ObjectContext of each pre-set-value notification
     LARGE_INTEGER cookie{};
 };
 
@@ -537,8 +539,13 @@ NTSTATUS NTAPI registry_callback(PVOID CallbackContext, PVOID Argument1, PVOID A
     auto *log = static_cast<CmLog *>(CallbackContext);
     const auto type = static_cast<REG_NOTIFY_CLASS>(reinterpret_cast<ULONG_PTR>(Argument1));
     log->classes.push_back(type);
+    if (type == RegNtPostSetValueKey || type == RegNtPostQueryValueKey ||
+        type == RegNtPostDeleteValueKey || type == RegNtPostDeleteKey)
+        log->post_statuses.push_back(
+            static_cast<PREG_POST_OPERATION_INFORMATION>(Argument2)->Status);
     if (type == RegNtPreSetValueKey) {
         auto *info = static_cast<PREG_SET_VALUE_KEY_INFORMATION>(Argument2);
+        log->contexts.push_back(info->ObjectContext);
         const std::wstring name(info->ValueName->Buffer, info->ValueName->Length / sizeof(WCHAR));
         if (name == log->vetoed_value) return STATUS_ACCESS_DENIED;
     }
@@ -576,8 +583,14 @@ TEST_CASE("registry: Cm callbacks see and veto operations, key object ids and co
                           &result) == STATUS_OBJECT_NAME_NOT_FOUND);
     Name allowed(L"Allowed");
     CHECK(ZwDeleteValueKey(key, allowed.get()) == STATUS_SUCCESS);
-    CHECK(log.classes == std::vector<REG_NOTIFY_CLASS>{RegNtPreSetValueKey, RegNtPreSetValueKey,
-                                                       RegNtPreDeleteValueKey});
+    // Set (then post), the vetoed set (no post), the query that finds nothing (pre and post,
+    // with the status), the delete.
+    CHECK(log.classes == std::vector<REG_NOTIFY_CLASS>{
+                             RegNtPreSetValueKey, RegNtPostSetValueKey, RegNtPreSetValueKey,
+                             RegNtPreQueryValueKey, RegNtPostQueryValueKey, RegNtPreDeleteValueKey,
+                             RegNtPostDeleteValueKey});
+    CHECK(log.post_statuses ==
+          std::vector<NTSTATUS>{STATUS_SUCCESS, STATUS_OBJECT_NAME_NOT_FOUND, STATUS_SUCCESS});
 
     PVOID object = nullptr;
     REQUIRE(ObReferenceObjectByHandle(key, KEY_READ, *CmKeyObjectType, KernelMode, &object,
@@ -603,6 +616,8 @@ TEST_CASE("registry: Cm callbacks see and veto operations, key object ids and co
     REQUIRE(CmSetCallbackObjectContext(object, &log.cookie, reinterpret_cast<PVOID>(0x77), &old) ==
             STATUS_SUCCESS);
     CHECK(old == nullptr);
+    set_dword(key, L"SeesContext", 1);
+    CHECK(log.contexts.back() == reinterpret_cast<PVOID>(0x77));
     ObDereferenceObject(object);
     ZwClose(key);  // the last reference: the context is cleaned up
     CHECK(log.cleaned == std::vector<PVOID>{reinterpret_cast<PVOID>(0x77)});
