@@ -3,12 +3,16 @@
 //
 //   NTSTATUS DriverEntry(PDRIVER_OBJECT DriverObject, PUNICODE_STRING RegistryPath);
 //
-//   program [--until-signal] [--timeout SECONDS]
+//   program [--until-signal] [--timeout SECONDS] [--registry FILE]
 //
-// 1. Builds a DRIVER_OBJECT named \Driver\<program> and the registry path
-//    \REGISTRY\MACHINE\SYSTEM\CurrentControlSet\Services\<program>, and calls
-//    DriverEntry at PASSIVE_LEVEL. A failure status is printed and exits 1, and
-//    DriverUnload is not called (as on Windows).
+// 1. Loads the registry file (--registry FILE, else $SOFTNDK_REGISTRY if set; format in
+//    runtime/registry.cpp) into the in-memory registry - an unreadable or malformed file is
+//    printed and exits 1 -, builds a DRIVER_OBJECT named \Driver\<program> and the registry
+//    path \REGISTRY\MACHINE\SYSTEM\CurrentControlSet\Services\<program> (the key is created
+//    if the file did not), and calls DriverEntry at PASSIVE_LEVEL. A failure status is
+//    printed and exits 1, and DriverUnload is not called (as on Windows). After a
+//    successful DriverEntry, the routines registered with
+//    IoRegister[Boot]DriverReinitialization run (boot ones first).
 // 2. Waits until the driver's work is done: no work item queued or running, no DPC
 //    queued or running, no KTIMER set, and every thread from PsCreateSystemThread
 //    finished - seen on two checks 20 ms apart. With --until-signal (a driver that
@@ -28,6 +32,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
+#include <sstream>
 #include <string>
 #include <thread>
 
@@ -87,6 +93,7 @@ std::wstring widen_ascii(const char *text) {
 int main(int argc, char **argv) {
     bool until_signal = false;
     long timeout_seconds = 0;
+    const char *registry_file = std::getenv("SOFTNDK_REGISTRY");
     for (int i = 1; i < argc; ++i) {
         if (std::strcmp(argv[i], "--until-signal") == 0) {
             until_signal = true;
@@ -97,8 +104,12 @@ int main(int argc, char **argv) {
                 std::fprintf(stderr, "%s: --timeout needs a number of seconds > 0\n", argv[0]);
                 return 2;
             }
+        } else if (std::strcmp(argv[i], "--registry") == 0 && i + 1 < argc) {
+            registry_file = argv[++i];
         } else {
-            std::fprintf(stderr, "usage: %s [--until-signal] [--timeout SECONDS]\n", argv[0]);
+            std::fprintf(stderr,
+                         "usage: %s [--until-signal] [--timeout SECONDS] [--registry FILE]\n",
+                         argv[0]);
             return std::strcmp(argv[i], "--help") == 0 || std::strcmp(argv[i], "-h") == 0 ? 0 : 2;
         }
     }
@@ -118,12 +129,29 @@ int main(int argc, char **argv) {
     UNICODE_STRING registry_path = unicode(
         L"\\REGISTRY\\MACHINE\\SYSTEM\\CurrentControlSet\\Services\\" + program, path_storage);
 
+    if (registry_file != nullptr && *registry_file != '\0') {
+        std::ifstream in(registry_file, std::ios::binary);
+        if (!in.is_open()) {
+            std::fprintf(stderr, "%s: cannot read the registry file %s\n", argv[0], registry_file);
+            return 1;
+        }
+        std::stringstream text;
+        text << in.rdbuf();
+        std::string error;
+        if (!softndk::wdk::load_registry_text(text.str(), error)) {
+            std::fprintf(stderr, "%s: %s: %s\n", argv[0], registry_file, error.c_str());
+            return 1;
+        }
+    }
+    softndk::wdk::ensure_service_key(program);
+
     const NTSTATUS entry = DriverEntry(&driver, &registry_path);
     if (!NT_SUCCESS(entry)) {
         std::fprintf(stderr, "%s: DriverEntry failed: 0x%08X\n", argv[0],
                      static_cast<unsigned>(entry));
         return 1;
     }
+    softndk::wdk::run_driver_reinitialization(&driver);
     const std::chrono::seconds timeout(timeout_seconds);
     const bool finished = wait_until_done(until_signal, timeout);
     if (!finished)

@@ -1,7 +1,11 @@
-// System threads, the kernel handles that name them, and object references (contract in wdm.h
-// above ACCESS_MASK). A thread object is a dispatcher object (DISPATCHER_HEADER first, Type 6)
-// that its thread signals when it ends; it is reference-counted by its running thread, its open
-// handles and ObReferenceObject[ByHandle] callers.
+// System threads, the kernel handle table, and object references (contract in wdm.h above
+// ACCESS_MASK and in softndk_wdm_system.h). A thread object is a dispatcher object
+// (DISPATCHER_HEADER first, Type 6) that its thread signals when it ends; it is
+// reference-counted by its running thread, its open handles and ObReferenceObject[ByHandle]
+// callers. Threads the runtime did not create get a thread object at their first
+// PsGetCurrentThread. The handle table holds every kind of object: threads, and the
+// KernelObjects of object.cpp (keys, files, directories, ...), whose references object.cpp
+// counts.
 #include <pthread.h>
 #include <unistd.h>
 
@@ -13,10 +17,6 @@
 #include <spdlog/fmt/fmt.h>
 
 #include "wdk_internal.hpp"
-
-struct _OBJECT_TYPE {
-    const char *name;
-};
 
 // The thread object. Only PETHREAD pointers leave the runtime.
 struct _ETHREAD {
@@ -48,9 +48,7 @@ PETHREAD checked_thread(PVOID object, const char *caller) {
     if (thread == nullptr || thread->Header.Type != kThreadObject ||
         thread->magic != kThreadMagic) {
         fatal(
-            fmt::format("{}: {} is not an object SoftNDK's object manager knows (thread "
-                        "objects from PsCreateSystemThread handles are the only ones)",
-                        caller, object));
+            fmt::format("{}: {} is not an object SoftNDK's object manager knows", caller, object));
     }
     return thread;
 }
@@ -72,39 +70,40 @@ LONG_PTR dereference(PETHREAD thread, const char *caller) {
     return remaining;
 }
 
-// Open kernel handles. Each holds one reference on its object.
+// Open kernel handles, of every object (threads and KernelObjects). Each holds one
+// reference on its object.
 class HandleTable {
   public:
-    HANDLE insert(PETHREAD thread) {
+    HANDLE insert(PVOID object) {
         std::lock_guard guard(lock_);
         const ULONG_PTR value = next_;
         next_ += kHandleStep;
-        handles_.emplace(value, thread);
+        handles_.emplace(value, object);
         return reinterpret_cast<HANDLE>(value);
     }
 
     // The object behind `handle`, with a new reference; NULL if the handle is not open.
-    PETHREAD reference_object(HANDLE handle) {
+    PVOID reference_object(HANDLE handle) {
         std::lock_guard guard(lock_);
         auto found = handles_.find(reinterpret_cast<ULONG_PTR>(handle));
         if (found == handles_.end()) return nullptr;
-        reference(found->second);
+        object_reference(found->second, "handle");
         return found->second;
     }
 
     // Closes `handle`; the caller now owns the handle's reference. NULL if it was not open.
-    PETHREAD remove(HANDLE handle) {
+    PVOID remove(HANDLE handle) {
         std::lock_guard guard(lock_);
         auto found = handles_.find(reinterpret_cast<ULONG_PTR>(handle));
         if (found == handles_.end()) return nullptr;
-        PETHREAD thread = found->second;
+        PVOID object = found->second;
         handles_.erase(found);
-        return thread;
+        return object;
     }
 
   private:
     std::mutex lock_;
-    std::unordered_map<ULONG_PTR, PETHREAD> handles_;
+    std::unordered_map<ULONG_PTR, PVOID> handles_;
     ULONG_PTR next_ = kFirstHandle;
 };
 
@@ -135,6 +134,31 @@ struct ThreadExit {
     }
 };
 
+// The thread object of a thread PsCreateSystemThread did not create (the driver runner's,
+// a test's, a worker's): made at its first PsGetCurrentThread, held by the thread, and
+// signalled and released when the thread ends.
+struct AdoptedThread {
+    PETHREAD self = nullptr;
+    ~AdoptedThread() {
+        if (self == nullptr) return;
+        signal_object(&self->Header);
+        dereference(self, "thread exit");
+    }
+};
+thread_local AdoptedThread t_adopted;
+
+PETHREAD new_thread_object(LONG_PTR references) {
+    auto *thread = new _ETHREAD{};
+    thread->Header.Type = kThreadObject;
+    thread->Header.Size = sizeof(DISPATCHER_HEADER) / sizeof(LONG);
+    thread->Header.WaitListHead.Flink = thread->Header.WaitListHead.Blink =
+        &thread->Header.WaitListHead;
+    thread->magic = kThreadMagic;
+    thread->references.store(references, std::memory_order_relaxed);
+    thread->exit_status = STATUS_PENDING;
+    return thread;
+}
+
 void *system_thread_main(void *argument) {
     auto *thread = static_cast<PETHREAD>(argument);
     t_current = thread;
@@ -157,6 +181,42 @@ bool system_threads_idle() {
     return g_live_threads.load(std::memory_order_acquire) == 0;
 }
 
+bool is_thread_object(PVOID object) {
+    auto *thread = static_cast<PETHREAD>(object);
+    return thread != nullptr && thread->Header.Type == kThreadObject &&
+           thread->magic == kThreadMagic;
+}
+
+LONG_PTR thread_reference(PVOID thread) {
+    return reference(checked_thread(thread, "ObReferenceObject"));
+}
+
+LONG_PTR thread_dereference(PVOID thread, const char *caller) {
+    return dereference(checked_thread(thread, caller), caller);
+}
+
+HANDLE insert_handle(PVOID object) {
+    return handles().insert(object);
+}
+
+NTSTATUS reference_handle(HANDLE handle, POBJECT_TYPE type, PVOID *object) {
+    *object = nullptr;
+    PVOID found = handles().reference_object(handle);
+    if (found == nullptr) return STATUS_INVALID_HANDLE;
+    if (type != nullptr && object_type(found, "reference_handle") != type) {
+        object_dereference(found, "reference_handle");
+        return STATUS_OBJECT_TYPE_MISMATCH;
+    }
+    *object = found;
+    return STATUS_SUCCESS;
+}
+
+PETHREAD current_thread_object() {
+    if (t_current != nullptr) return t_current;
+    if (t_adopted.self == nullptr) t_adopted.self = new_thread_object(1);
+    return t_adopted.self;
+}
+
 }  // namespace softndk::wdk
 
 namespace wdk = softndk::wdk;
@@ -175,17 +235,9 @@ NTSTATUS NTAPI PsCreateSystemThread(PHANDLE ThreadHandle, ULONG DesiredAccess,
     wdk::check_passive("PsCreateSystemThread", reinterpret_cast<const void *>(StartRoutine));
     if (ThreadHandle == nullptr || StartRoutine == nullptr) return STATUS_INVALID_PARAMETER;
 
-    auto *thread = new (std::nothrow) _ETHREAD{};
-    if (thread == nullptr) return STATUS_INSUFFICIENT_RESOURCES;
-    thread->Header.Type = wdk::kThreadObject;
-    thread->Header.Size = sizeof(DISPATCHER_HEADER) / sizeof(LONG);
-    thread->Header.WaitListHead.Flink = thread->Header.WaitListHead.Blink =
-        &thread->Header.WaitListHead;
-    thread->magic = wdk::kThreadMagic;
-    thread->references.store(2, std::memory_order_relaxed);  // the handle and the thread
+    PETHREAD thread = wdk::new_thread_object(2);  // the handle and the thread
     thread->routine = StartRoutine;
     thread->context = StartContext;
-    thread->exit_status = STATUS_PENDING;
 
     const HANDLE handle = wdk::handles().insert(thread);
     wdk::g_live_threads.fetch_add(1, std::memory_order_acq_rel);
@@ -199,6 +251,7 @@ NTSTATUS NTAPI PsCreateSystemThread(PHANDLE ThreadHandle, ULONG DesiredAccess,
         wdk::logger().error("PsCreateSystemThread: pthread_create failed (error {})", error);
         wdk::handles().remove(handle);
         wdk::g_live_threads.fetch_sub(1, std::memory_order_acq_rel);
+        thread->magic = 0;
         delete thread;
         return STATUS_INSUFFICIENT_RESOURCES;
     }
@@ -219,18 +272,19 @@ NTSTATUS NTAPI PsTerminateSystemThread(NTSTATUS ExitStatus) {
 }
 
 NTSTATUS NTAPI ZwClose(HANDLE Handle) {
-    PETHREAD thread = wdk::handles().remove(Handle);
-    if (thread == nullptr) return STATUS_INVALID_HANDLE;
-    wdk::dereference(thread, "ZwClose");
+    PVOID object = wdk::handles().remove(Handle);
+    if (object == nullptr) return STATUS_INVALID_HANDLE;
+    wdk::object_dereference(object, "ZwClose");
     return STATUS_SUCCESS;
 }
 
 NTSTATUS NTAPI ZwWaitForSingleObject(HANDLE Handle, BOOLEAN Alertable, PLARGE_INTEGER Timeout) {
-    PETHREAD thread = wdk::handles().reference_object(Handle);
-    if (thread == nullptr) return STATUS_INVALID_HANDLE;
+    PVOID thread = nullptr;
+    const NTSTATUS referenced = wdk::reference_handle(Handle, *PsThreadType, &thread);
+    if (!NT_SUCCESS(referenced)) return referenced;
     const NTSTATUS status =
         KeWaitForSingleObject(thread, Executive, KernelMode, Alertable, Timeout);
-    wdk::dereference(thread, "ZwWaitForSingleObject");
+    wdk::object_dereference(thread, "ZwWaitForSingleObject");
     return status;
 }
 
@@ -240,28 +294,34 @@ NTSTATUS NTAPI ObReferenceObjectByHandle(HANDLE Handle, ACCESS_MASK DesiredAcces
                                          POBJECT_HANDLE_INFORMATION HandleInformation) {
     (void)AccessMode;
     if (Object == nullptr) return STATUS_INVALID_PARAMETER;
-    *Object = nullptr;
-    PETHREAD thread = wdk::handles().reference_object(Handle);
-    if (thread == nullptr) return STATUS_INVALID_HANDLE;
-    if (ObjectType != nullptr && ObjectType != *PsThreadType) {
-        wdk::dereference(thread, "ObReferenceObjectByHandle");
-        return STATUS_OBJECT_TYPE_MISMATCH;
-    }
+    const NTSTATUS status = wdk::reference_handle(Handle, ObjectType, Object);
+    if (!NT_SUCCESS(status)) return status;
     if (HandleInformation != nullptr) {
         HandleInformation->HandleAttributes = OBJ_KERNEL_HANDLE;
         HandleInformation->GrantedAccess = DesiredAccess;
     }
-    *Object = thread;
     return STATUS_SUCCESS;
 }
 
 LONG_PTR NTAPI ObfReferenceObject(PVOID Object) {
-    return wdk::reference(wdk::checked_thread(Object, "ObReferenceObject"));
+    return wdk::object_reference(Object, "ObReferenceObject");
 }
 
 LONG_PTR NTAPI ObfDereferenceObject(PVOID Object) {
-    return wdk::dereference(wdk::checked_thread(Object, "ObDereferenceObject"),
-                            "ObDereferenceObject");
+    return wdk::object_dereference(Object, "ObDereferenceObject");
+}
+
+PETHREAD NTAPI PsGetCurrentThread(VOID) {
+    return wdk::current_thread_object();
+}
+
+HANDLE NTAPI PsGetCurrentThreadId(VOID) {
+    return reinterpret_cast<HANDLE>(static_cast<ULONG_PTR>(gettid()));
+}
+
+HANDLE NTAPI PsGetThreadProcessId(PETHREAD Thread) {
+    wdk::checked_thread(Thread, "PsGetThreadProcessId");
+    return reinterpret_cast<HANDLE>(static_cast<ULONG_PTR>(getpid()));
 }
 
 }  // extern "C"

@@ -13,6 +13,7 @@
 #include <cstddef>
 #include <string>
 #include <string_view>
+#include <vector>
 
 // The kernel's view of a thread (exec_sync.cpp): what KeGetCurrentThread returns, one per
 // thread, living as long as the thread. Only its owner thread changes the region counts.
@@ -89,6 +90,131 @@ T &fork_local_instance() {
     delete fresh;
     return *current;
 }
+
+// ---- The object manager (object.cpp; threads in thread.cpp). Contract in
+// softndk_wdm_system.h. Every object a handle or an Ob* call can name is either a thread
+// (_ETHREAD, a dispatcher object) or a KernelObject.
+
+// Bug-checks IRQL_NOT_LESS_OR_EQUAL, naming `caller`, when the IRQL is above `highest` (the
+// IRQL a WDK routine documents as its maximum). (object.cpp)
+void require_irql_at_most(KIRQL highest, const char *caller);
+inline void require_passive(const char *caller) {
+    require_irql_at_most(PASSIVE_LEVEL, caller);
+}
+
+// An object type: its name, for messages.
+}  // namespace softndk::wdk
+struct _OBJECT_TYPE {
+    const char *name;
+};
+namespace softndk::wdk {
+
+// Every object other than a thread. Created with one reference (the creator's); the last
+// dereference destroys it (its name, if any, goes first). Subclasses release what they own
+// in their destructor.
+class KernelObject {
+  public:
+    explicit KernelObject(POBJECT_TYPE type);
+    virtual ~KernelObject();
+    KernelObject(const KernelObject &) = delete;
+    KernelObject &operator=(const KernelObject &) = delete;
+
+    POBJECT_TYPE type() const { return type_; }
+    // The name in the object namespace (normalised, original case), empty if unnamed.
+    const std::wstring &name() const { return name_; }
+
+  private:
+    friend class ObjectNamespace;
+    friend LONG_PTR object_reference(PVOID, const char *);
+    friend LONG_PTR object_dereference(PVOID, const char *);
+    friend bool try_reference(KernelObject *);
+    POBJECT_TYPE type_;
+    std::atomic<LONG_PTR> references_{1};
+    std::wstring name_;
+    bool permanent_ = false;  // the namespace holds a reference (OBJ_PERMANENT)
+};
+
+// Object types (object.cpp). The thread type is *PsThreadType.
+extern _OBJECT_TYPE g_process_type, g_file_type, g_callback_type, g_key_type, g_directory_type,
+    g_symbolic_link_type, g_transaction_type, g_transaction_manager_type, g_resource_manager_type,
+    g_enlistment_type, g_wmi_block_type;
+
+// The object at `object`, thread or KernelObject, with one more / one fewer reference; the
+// new count. Anything else is reported and aborts (`caller` names the call).
+LONG_PTR object_reference(PVOID object, const char *caller);
+LONG_PTR object_dereference(PVOID object, const char *caller);
+// The object's type; aborts like the above for an unknown pointer.
+POBJECT_TYPE object_type(PVOID object, const char *caller);
+// The KernelObject at `object` if it is a live one (not a thread, not unknown).
+KernelObject *as_kernel_object(PVOID object);
+// A thread object? (thread.cpp)
+bool is_thread_object(PVOID object);
+LONG_PTR thread_reference(PVOID thread);
+LONG_PTR thread_dereference(PVOID thread, const char *caller);
+
+// A new kernel handle for `object`; takes over one reference the caller holds (thread.cpp).
+HANDLE insert_handle(PVOID object);
+// The object behind `handle` with a new reference. STATUS_INVALID_HANDLE if it is not open,
+// STATUS_OBJECT_TYPE_MISMATCH if `type` is not NULL and not the object's type (no reference
+// is kept then).
+NTSTATUS reference_handle(HANDLE handle, POBJECT_TYPE type, PVOID *object);
+
+// A KernelObject of class T behind `handle` (of `type`), holding a reference while alive.
+template <class T>
+class HandleRef {
+  public:
+    HandleRef(HANDLE handle, POBJECT_TYPE type) {
+        PVOID object = nullptr;
+        status_ = reference_handle(handle, type, &object);
+        if (NT_SUCCESS(status_)) object_ = static_cast<T *>(as_kernel_object(object));
+    }
+    ~HandleRef() {
+        if (object_ != nullptr) object_dereference(object_, "HandleRef");
+    }
+    HandleRef(const HandleRef &) = delete;
+    HandleRef &operator=(const HandleRef &) = delete;
+    NTSTATUS status() const { return status_; }
+    T *get() const { return object_; }
+    T *operator->() const { return object_; }
+
+  private:
+    NTSTATUS status_;
+    T *object_ = nullptr;
+};
+
+// The process-wide object namespace: names are compared case-insensitively; "\DosDevices\"
+// and "\GLOBAL??\" are read as "\??\" (normalize_object_name).
+std::wstring normalize_object_name(std::wstring_view name);
+// Names `object` (normalised `name`). STATUS_OBJECT_NAME_COLLISION if the name is used,
+// STATUS_OBJECT_PATH_NOT_FOUND if its parent directory does not exist. `permanent`: the
+// namespace keeps a reference until make_temporary.
+NTSTATUS insert_named_object(KernelObject *object, const std::wstring &name, bool permanent);
+// The object named `name`, with a new reference, or NULL.
+KernelObject *lookup_named_object(const std::wstring &name);
+// Drops the namespace's reference of a permanent object (ZwMakeTemporaryObject).
+void make_temporary(KernelObject *object);
+
+// The name an OBJECT_ATTRIBUTES carries, as a wide string ("" if none).
+std::wstring object_name(const OBJECT_ATTRIBUTES *attributes);
+// A UNICODE_STRING's text.
+std::wstring to_wstring(const UNICODE_STRING *string);
+// Upper-cased as object and registry names compare.
+std::wstring upcase_name(std::wstring_view text);
+
+// ---- Registry (registry.cpp).
+
+// Loads registry text (format in registry.cpp's header comment) into the registry;
+// false with `error` set on a syntax error (what was read before stays).
+bool load_registry_text(std::string_view text, std::string &error);
+// Creates \Registry\Machine\System\CurrentControlSet\Services\<name> if missing.
+void ensure_service_key(const std::wstring &service_name);
+// Removes every key and value and restores the initial tree (tests).
+void reset_registry();
+
+// ---- Driver reinitialization (notify.cpp): calls the routines registered with
+// IoRegister[Boot]DriverReinitialization for `driver`, boot ones first; returns how many
+// calls were made.
+int run_driver_reinitialization(PDRIVER_OBJECT driver);
 
 // ---- Dispatcher objects (dispatcher.cpp).
 
