@@ -256,10 +256,12 @@ NTSTATUS NTAPI ObReferenceObjectByHandle(HANDLE Handle, ACCESS_MASK DesiredAcces
 }
 
 LONG_PTR NTAPI ObfReferenceObject(PVOID Object) {
+    if (wdk::is_io_object(Object)) return wdk::reference_io_object(Object);
     return wdk::reference(wdk::checked_thread(Object, "ObReferenceObject"));
 }
 
 LONG_PTR NTAPI ObfDereferenceObject(PVOID Object) {
+    if (wdk::is_io_object(Object)) return wdk::dereference_io_object(Object);
     return wdk::dereference(wdk::checked_thread(Object, "ObDereferenceObject"),
                             "ObDereferenceObject");
 }
