@@ -949,6 +949,8 @@ NTSTATUS NTAPI IoAllocateDriverObjectExtension(PDRIVER_OBJECT DriverObject,
         sizeof(std::max_align_t);
     std::unique_ptr<std::max_align_t[]> block(new (std::nothrow) std::max_align_t[units + 1]());
     if (block == nullptr) return STATUS_INSUFFICIENT_RESOURCES;
+    // Value-initialisation does not promise zeroed padding (long double's): clear it all.
+    std::memset(block.get(), 0, (units + 1) * sizeof(std::max_align_t));
     *DriverObjectExtension = block.get();
     wdk::io().extensions.emplace(key, std::move(block));
     return STATUS_SUCCESS;

@@ -455,9 +455,13 @@ _IRQL_requires_max_(DISPATCH_LEVEL) NTKERNELAPI VOID NTAPI
  *       the lock and returns FALSE.
  * IoCompleteRequest on an IRP that still has a cancel routine bug-checks
  * CANCEL_STATE_IN_COMPLETED_IRP, as on Windows. */
-#define IoSetCancelRoutine(Irp, NewCancelRoutine)           \
-    ((PDRIVER_CANCEL)(ULONG_PTR)InterlockedExchangePointer( \
-        (PVOID volatile *)&(Irp)->CancelRoutine, (PVOID)(ULONG_PTR)(NewCancelRoutine)))
+/* An inline function rather than the WDK's macro, so that the common statement
+ * `IoSetCancelRoutine(Irp, NULL);` compiles without an unused-value warning. */
+FORCEINLINE PDRIVER_CANCEL IoSetCancelRoutine(_Inout_ PIRP Irp,
+                                              _In_opt_ PDRIVER_CANCEL NewCancelRoutine) {
+    return (PDRIVER_CANCEL)(ULONG_PTR)InterlockedExchangePointer(
+        (PVOID volatile *)&Irp->CancelRoutine, (PVOID)(ULONG_PTR)NewCancelRoutine);
+}
 _IRQL_requires_max_(DISPATCH_LEVEL) NTKERNELAPI BOOLEAN NTAPI IoCancelIrp(_In_ PIRP Irp);
 _IRQL_requires_max_(DISPATCH_LEVEL) _IRQL_raises_(DISPATCH_LEVEL) NTKERNELAPI VOID NTAPI
     IoAcquireCancelSpinLock(_Out_ _At_(*Irql, _IRQL_saves_) PKIRQL Irql);
