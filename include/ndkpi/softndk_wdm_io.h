@@ -400,7 +400,11 @@ _IRQL_requires_max_(PASSIVE_LEVEL) NTKERNELAPI NTSTATUS NTAPI
  *       *StartingOffset or 0) with Buffer as the device wants it (DO_BUFFERED_IO:
  *       a system buffer; DO_DIRECT_IO: a locked MDL; else UserBuffer), or any other
  *       major function without a buffer (IRP_MJ_FLUSH_BUFFERS, IRP_MJ_SHUTDOWN, ...).
- *   IoBuildAsynchronousFsdRequest  the same without event or status block. */
+ *   IoBuildAsynchronousFsdRequest  the same without an event: the IRP is NOT freed at
+ *       completion; the caller's completion routine unlocks and frees its MDLs
+ *       (MmUnlockPages, IoFreeMdl), frees it with IoFreeIrp (which also frees a
+ *       system buffer the I/O manager allocated) and returns
+ *       STATUS_MORE_PROCESSING_REQUIRED, as on Windows. */
 _IRQL_requires_max_(PASSIVE_LEVEL) NTKERNELAPI PIRP NTAPI
     IoBuildDeviceIoControlRequest(_In_ ULONG IoControlCode, _In_ PDEVICE_OBJECT DeviceObject,
                                   _In_opt_ PVOID InputBuffer, _In_ ULONG InputBufferLength,

@@ -552,6 +552,72 @@ TEST_CASE(
     IoFreeIrp(irp);
 }
 
+namespace {
+// A driver whose device-control IRPs wait in a cancel-safe queue; a cancelled one completes
+// with STATUS_CANCELLED.
+Queue *g_driver_queue = nullptr;
+VOID NTAPI CsqCompleteWithCancelled(PIO_CSQ, PIRP irp) {
+    complete(irp, STATUS_CANCELLED, 0);
+}
+NTSTATUS NTAPI QueueingDispatch(PDEVICE_OBJECT, PIRP irp) {
+    IoCsqInsertIrp(&g_driver_queue->csq, irp, nullptr);
+    return STATUS_PENDING;
+}
+}  // namespace
+
+TEST_CASE("io manager: cancelling a built IRP queued in a driver's cancel-safe queue") {
+    const std::size_t live = pool_live_allocations();
+    Queue queue;
+    InitializeListHead(&queue.irps);
+    IoCsqInitialize(&queue.csq, CsqInsert, CsqRemove, CsqPeek, CsqAcquire, CsqRelease,
+                    CsqCompleteWithCancelled);
+    g_driver_queue = &queue;
+    Driver driver;
+    driver.object.MajorFunction[IRP_MJ_DEVICE_CONTROL] = QueueingDispatch;
+    PDEVICE_OBJECT device = create_device(driver, nullptr);
+    KEVENT event;
+    KeInitializeEvent(&event, NotificationEvent, FALSE);
+    IO_STATUS_BLOCK status{};
+    char output[4] = {'x', 0, 0, 0};
+    PIRP irp =
+        IoBuildDeviceIoControlRequest(CTL_CODE(FILE_DEVICE_UNKNOWN, 9, METHOD_BUFFERED, 0), device,
+                                      nullptr, 0, output, sizeof(output), FALSE, &event, &status);
+    REQUIRE(IoCallDriver(device, irp) == STATUS_PENDING);
+    CHECK(KeReadStateEvent(&event) == 0);
+    CHECK(IoCancelIrp(irp));  // the queue's cancel routine completes it; the IRP is freed
+    CHECK(KeReadStateEvent(&event) == 1);
+    CHECK(status.Status == STATUS_CANCELLED);
+    CHECK(output[0] == 'x');  // an error copies nothing back
+    CHECK(IsListEmpty(&queue.irps));
+    IoDeleteDevice(device);
+    CHECK(pool_live_allocations() == live);
+}
+
+TEST_CASE(
+    "io manager: IoBuildAsynchronousFsdRequest IRPs stay with the caller's completion routine") {
+    const std::size_t live = pool_live_allocations();
+    Driver driver;
+    PDEVICE_OBJECT device = create_device(driver, nullptr, DO_BUFFERED_IO);
+    char data[4] = {};
+    IO_STATUS_BLOCK status{};
+    PIRP irp = IoBuildAsynchronousFsdRequest(IRP_MJ_READ, device, data, 4, nullptr, &status);
+    REQUIRE(irp != nullptr);
+    CHECK(irp->UserEvent == nullptr);
+    IO_STATUS_BLOCK seen{};
+    IoSetCompletionRoutine(
+        irp,
+        [](PDEVICE_OBJECT, PIRP done, PVOID context) -> NTSTATUS {
+            *static_cast<IO_STATUS_BLOCK *>(context) = done->IoStatus;
+            IoFreeIrp(done);  // and its system buffer
+            return STATUS_MORE_PROCESSING_REQUIRED;
+        },
+        &seen, TRUE, TRUE, TRUE);
+    CHECK(IoCallDriver(device, irp) == STATUS_SUCCESS);
+    CHECK(seen.Information == 4);
+    IoDeleteDevice(device);
+    CHECK(pool_live_allocations() == live);
+}
+
 // ---- Remove locks.
 
 TEST_CASE("io manager: remove lock - acquire and release, then ReleaseAndWait waits for holders") {
