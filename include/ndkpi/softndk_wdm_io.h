@@ -140,6 +140,43 @@ NTSYSAPI CCHAR NTAPI RtlFindMostSignificantBit(_In_ ULONGLONG Set);
 /* The number of bits set in Target. */
 NTSYSAPI ULONG NTAPI RtlNumberOfSetBitsUlongPtr(_In_ ULONG_PTR Target);
 
+/* Bitmaps: SizeOfBitMap bits in the caller's ULONG array Buffer (bit i is bit i % 32
+ * of Buffer[i / 32]). The caller keeps the bits past SizeOfBitMap in the last ULONG
+ * (they are neither read nor written). Ranges must lie inside the bitmap (else the call
+ * reports it and aborts). RtlFind{Clear,Set}Bits search from HintIndex to the end, then
+ * from 0, for NumberToFind consecutive clear / set bits and return the index of the
+ * first, or 0xFFFFFFFF when there is no such run (NumberToFind 0 returns HintIndex
+ * rounded down to a multiple of 8); the AndSet / AndClear forms also flip the run found. */
+typedef struct _RTL_BITMAP {
+    ULONG SizeOfBitMap;
+    PULONG Buffer;
+} RTL_BITMAP, *PRTL_BITMAP;
+NTSYSAPI VOID NTAPI RtlInitializeBitMap(_Out_ PRTL_BITMAP BitMapHeader,
+                                        _In_opt_ PULONG BitMapBuffer, _In_opt_ ULONG SizeOfBitMap);
+NTSYSAPI VOID NTAPI RtlClearAllBits(_In_ PRTL_BITMAP BitMapHeader);
+NTSYSAPI VOID NTAPI RtlSetAllBits(_In_ PRTL_BITMAP BitMapHeader);
+NTSYSAPI VOID NTAPI RtlClearBit(_In_ PRTL_BITMAP BitMapHeader, _In_ ULONG BitNumber);
+NTSYSAPI VOID NTAPI RtlSetBit(_In_ PRTL_BITMAP BitMapHeader, _In_ ULONG BitNumber);
+NTSYSAPI BOOLEAN NTAPI RtlTestBit(_In_ PRTL_BITMAP BitMapHeader, _In_ ULONG BitNumber);
+NTSYSAPI VOID NTAPI RtlClearBits(_In_ PRTL_BITMAP BitMapHeader, _In_ ULONG StartingIndex,
+                                 _In_ ULONG NumberToClear);
+NTSYSAPI VOID NTAPI RtlSetBits(_In_ PRTL_BITMAP BitMapHeader, _In_ ULONG StartingIndex,
+                               _In_ ULONG NumberToSet);
+NTSYSAPI BOOLEAN NTAPI RtlAreBitsClear(_In_ PRTL_BITMAP BitMapHeader, _In_ ULONG StartingIndex,
+                                       _In_ ULONG Length);
+NTSYSAPI BOOLEAN NTAPI RtlAreBitsSet(_In_ PRTL_BITMAP BitMapHeader, _In_ ULONG StartingIndex,
+                                     _In_ ULONG Length);
+NTSYSAPI ULONG NTAPI RtlNumberOfSetBits(_In_ PRTL_BITMAP BitMapHeader);
+NTSYSAPI ULONG NTAPI RtlNumberOfClearBits(_In_ PRTL_BITMAP BitMapHeader);
+NTSYSAPI ULONG NTAPI RtlFindClearBits(_In_ PRTL_BITMAP BitMapHeader, _In_ ULONG NumberToFind,
+                                      _In_ ULONG HintIndex);
+NTSYSAPI ULONG NTAPI RtlFindSetBits(_In_ PRTL_BITMAP BitMapHeader, _In_ ULONG NumberToFind,
+                                    _In_ ULONG HintIndex);
+NTSYSAPI ULONG NTAPI RtlFindClearBitsAndSet(_In_ PRTL_BITMAP BitMapHeader, _In_ ULONG NumberToFind,
+                                            _In_ ULONG HintIndex);
+NTSYSAPI ULONG NTAPI RtlFindSetBitsAndClear(_In_ PRTL_BITMAP BitMapHeader, _In_ ULONG NumberToFind,
+                                            _In_ ULONG HintIndex);
+
 /* Multiplicand * Multiplier, keeping the low 64 bits (two's complement). */
 NTSYSAPI LARGE_INTEGER NTAPI RtlExtendedIntegerMultiply(_In_ LARGE_INTEGER Multiplicand,
                                                         _In_ LONG Multiplier);

@@ -215,3 +215,39 @@ TEST_CASE("counted strings: RtlUnicodeToMultiByteN converts whole characters tha
     CHECK(written == 1);  // the 2-byte character does not fit in the one byte left
     CHECK(RtlUnicodeToMultiByteN(out, sizeof(out), nullptr, text, 0) == STATUS_SUCCESS);
 }
+
+TEST_CASE("rtl helpers: RTL_BITMAP sets, clears, counts and finds runs from a hint") {
+    ULONG storage[3] = {0xFFFFFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu};
+    RTL_BITMAP bitmap;
+    RtlInitializeBitMap(&bitmap, storage, 70);
+    RtlClearAllBits(&bitmap);
+    CHECK(storage[2] == 0xFFFFFFC0u);  // the bits past 70 are not touched
+    CHECK(RtlNumberOfClearBits(&bitmap) == 70);
+    RtlSetBits(&bitmap, 30, 4);  // crosses a ULONG boundary
+    CHECK(storage[0] == 0xC0000000u);
+    CHECK(storage[1] == 0x3u);
+    CHECK(RtlTestBit(&bitmap, 33));
+    CHECK_FALSE(RtlTestBit(&bitmap, 34));
+    CHECK(RtlAreBitsSet(&bitmap, 30, 4));
+    CHECK_FALSE(RtlAreBitsSet(&bitmap, 29, 2));
+    CHECK(RtlAreBitsClear(&bitmap, 34, 36));
+    CHECK_FALSE(RtlAreBitsClear(&bitmap, 60, 20));  // runs past the end
+    CHECK(RtlNumberOfSetBits(&bitmap) == 4);
+    CHECK(RtlFindSetBits(&bitmap, 4, 0) == 30);
+    CHECK(RtlFindSetBits(&bitmap, 5, 0) == 0xFFFFFFFFu);
+    CHECK(RtlFindClearBits(&bitmap, 30, 0) == 0);
+    CHECK(RtlFindClearBits(&bitmap, 31, 0) == 34);
+    CHECK(RtlFindClearBits(&bitmap, 10, 65) == 0);  // wraps to the start
+    CHECK(RtlFindClearBits(&bitmap, 71, 0) == 0xFFFFFFFFu);
+    CHECK(RtlFindClearBitsAndSet(&bitmap, 36, 0) == 34);
+    CHECK(RtlNumberOfClearBits(&bitmap) == 30);
+    CHECK(RtlFindClearBitsAndSet(&bitmap, 31, 0) == 0xFFFFFFFFu);
+    CHECK(RtlFindSetBitsAndClear(&bitmap, 40, 5) == 30);
+    CHECK(RtlNumberOfSetBits(&bitmap) == 0);
+    RtlSetBit(&bitmap, 69);
+    RtlClearBit(&bitmap, 69);
+    RtlSetAllBits(&bitmap);
+    CHECK(RtlNumberOfSetBits(&bitmap) == 70);
+    RtlClearBits(&bitmap, 0, 70);
+    CHECK(RtlAreBitsClear(&bitmap, 0, 70));
+}
