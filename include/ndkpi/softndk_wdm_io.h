@@ -354,8 +354,11 @@ NTSYSAPI NTSTATUS NTAPI RtlUnicodeToMultiByteN(
 #define IO_TYPE_FILE                  5
 #define CANCEL_STATE_IN_COMPLETED_IRP 0x00000048
 
-/* The leading part of Windows' x64 FILE_OBJECT (offsets as on Windows). The
+/* (Shared types carry SOFTNDK_<TYPE>_DEFINED guards, so that another part header may
+ * define them too.) The leading part of Windows' x64 FILE_OBJECT (offsets as on Windows). The
  * runtime creates one per IoGetDeviceObjectPointer. */
+#ifndef SOFTNDK_FILE_OBJECT_DEFINED
+#define SOFTNDK_FILE_OBJECT_DEFINED
 typedef struct _FILE_OBJECT {
     CSHORT Type; /* IO_TYPE_FILE */
     CSHORT Size;
@@ -379,10 +382,17 @@ typedef struct _FILE_OBJECT {
     UNICODE_STRING FileName;
     LARGE_INTEGER CurrentByteOffset;
 } FILE_OBJECT;
+#endif
 
-#define FILE_READ_DATA  0x0001
+#ifndef FILE_READ_DATA
+#define FILE_READ_DATA 0x0001
+#endif
+#ifndef FILE_WRITE_DATA
 #define FILE_WRITE_DATA 0x0002
+#endif
+#ifndef FILE_ALL_ACCESS
 #define FILE_ALL_ACCESS (STANDARD_RIGHTS_REQUIRED | SYNCHRONIZE | 0x1FF)
+#endif
 
 /* ---- Device stacks and names. IoCreateDevice (wdm.h) enters a named device in
  * the runtime's object name space (a name already taken fails with
@@ -808,6 +818,8 @@ NTHALAPI VOID NTAPI WRITE_PORT_UCHAR(_In_ PUCHAR Port, _In_ UCHAR Value);
 NTHALAPI VOID NTAPI WRITE_PORT_USHORT(_In_ PUSHORT Port, _In_ USHORT Value);
 NTHALAPI VOID NTAPI WRITE_PORT_ULONG(_In_ PULONG Port, _In_ ULONG Value);
 
+#ifndef SOFTNDK_MEMORY_CACHING_TYPE_DEFINED
+#define SOFTNDK_MEMORY_CACHING_TYPE_DEFINED
 typedef enum _MEMORY_CACHING_TYPE {
     MmNonCached = 0,
     MmCached = 1,
@@ -818,12 +830,15 @@ typedef enum _MEMORY_CACHING_TYPE {
     MmMaximumCacheType,
     MmNotMapped = -1
 } MEMORY_CACHING_TYPE;
+#endif
 _IRQL_requires_max_(DISPATCH_LEVEL) NTKERNELAPI PVOID NTAPI
     MmMapIoSpace(_In_ PHYSICAL_ADDRESS PhysicalAddress, _In_ SIZE_T NumberOfBytes,
                  _In_ MEMORY_CACHING_TYPE CacheType);
 _IRQL_requires_max_(DISPATCH_LEVEL) NTKERNELAPI VOID NTAPI
     MmUnmapIoSpace(_In_ PVOID BaseAddress, _In_ SIZE_T NumberOfBytes);
 
+#ifndef SOFTNDK_INTERFACE_TYPE_DEFINED
+#define SOFTNDK_INTERFACE_TYPE_DEFINED
 typedef enum _INTERFACE_TYPE {
     InterfaceTypeUndefined = -1,
     Internal = 0,
@@ -847,6 +862,7 @@ typedef enum _INTERFACE_TYPE {
     MaximumInterfaceType
 } INTERFACE_TYPE,
     *PINTERFACE_TYPE;
+#endif
 typedef enum _DMA_WIDTH {
     Width8Bits,
     Width16Bits,
