@@ -209,6 +209,8 @@ TEST_CASE("io manager: attaching builds a stack, and opens and references reach 
 
     PDEVICE_OBJECT referenced = IoGetAttachedDeviceReference(bottom);
     CHECK(referenced == top);
+    CHECK(ObReferenceObject(bottom) == 1);  // device objects take Ob references too
+    CHECK(ObDereferenceObject(bottom) == 0);
     UNICODE_STRING name;
     RtlInitUnicodeString(&name, L"\\Device\\SoftNdkBottom");
     PFILE_OBJECT file = nullptr;
