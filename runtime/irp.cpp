@@ -39,6 +39,12 @@ NTSTATUS NTAPI invalid_device_request(PDEVICE_OBJECT, PIRP irp) {
 }
 
 }  // namespace
+
+void free_device_object(PDEVICE_OBJECT device) {
+    device->Type = 0;
+    ExFreePoolWithTag(device, kDeviceTag);
+}
+
 }  // namespace softndk::wdk
 
 namespace wdk = softndk::wdk;
@@ -61,12 +67,14 @@ PIRP NTAPI IoAllocateIrp(CCHAR StackSize, BOOLEAN ChargeQuota) {
 
 VOID NTAPI IoFreeIrp(PIRP Irp) {
     wdk::check_irp(Irp, "IoFreeIrp");
+    wdk::forget_irp(Irp);
     Irp->Type = 0;  // a second free, or a completion of the freed IRP, is then recognised
     ExFreePoolWithTag(Irp, wdk::kIrpTag);
 }
 
 VOID NTAPI IoReuseIrp(PIRP Irp, NTSTATUS Iostatus) {
     wdk::check_irp(Irp, "IoReuseIrp");
+    wdk::forget_irp(Irp);
     const UCHAR allocation_flags = Irp->AllocationFlags;
     wdk::initialize_irp(Irp, Irp->Size, Irp->StackCount);
     Irp->AllocationFlags = allocation_flags;
@@ -104,6 +112,13 @@ VOID FASTCALL IofCompleteRequest(PIRP Irp, CCHAR PriorityBoost) {
     if (Irp == nullptr || Irp->Type != IO_TYPE_IRP || Irp->CurrentLocation > Irp->StackCount + 1) {
         wdk::bugcheck(MULTIPLE_IRP_COMPLETE_REQUESTS, reinterpret_cast<ULONG_PTR>(Irp), 0, 0, 0,
                       fmt::format("IoCompleteRequest({}): not an IRP, or completed already",
+                                  static_cast<void *>(Irp)));
+    }
+    if (Irp->CancelRoutine != nullptr) {
+        wdk::bugcheck(CANCEL_STATE_IN_COMPLETED_IRP, reinterpret_cast<ULONG_PTR>(Irp),
+                      reinterpret_cast<ULONG_PTR>(Irp->CancelRoutine), 0, 0,
+                      fmt::format("IoCompleteRequest({}): the IRP still has a cancel routine "
+                                  "(IoSetCancelRoutine(Irp, NULL) first)",
                                   static_cast<void *>(Irp)));
     }
     if (Irp->IoStatus.Status == STATUS_PENDING) {
@@ -146,6 +161,7 @@ VOID FASTCALL IofCompleteRequest(PIRP Irp, CCHAR PriorityBoost) {
         }
     }
     // Past the top: what the I/O manager does for the requester.
+    if (wdk::complete_built_irp(Irp)) return;
     if (Irp->UserIosb != nullptr) *Irp->UserIosb = Irp->IoStatus;
     if (Irp->UserEvent != nullptr) KeSetEvent(Irp->UserEvent, IO_NO_INCREMENT, FALSE);
 }
@@ -160,11 +176,20 @@ NTSTATUS NTAPI IoSetCompletionRoutineEx(PDEVICE_OBJECT DeviceObject, PIRP Irp,
     return STATUS_SUCCESS;
 }
 
+VOID NTAPI IoInitializeIrp(PIRP Irp, USHORT PacketSize, CCHAR StackSize) {
+    if (StackSize < 1 || PacketSize < IoSizeOfIrp(StackSize)) {
+        wdk::fatal(fmt::format("IoInitializeIrp({}): PacketSize {} cannot hold an IRP with {} stack "
+                               "locations (IoSizeOfIrp: {})",
+                               static_cast<void *>(Irp), PacketSize, static_cast<int>(StackSize),
+                               IoSizeOfIrp(StackSize)));
+    }
+    wdk::initialize_irp(Irp, PacketSize, StackSize);
+}
+
 NTSTATUS NTAPI IoCreateDevice(PDRIVER_OBJECT DriverObject, ULONG DeviceExtensionSize,
                               PUNICODE_STRING DeviceName, DEVICE_TYPE DeviceType,
                               ULONG DeviceCharacteristics, BOOLEAN Exclusive,
                               PDEVICE_OBJECT *DeviceObject) {
-    (void)DeviceName;
     (void)Exclusive;
     if (DeviceObject == nullptr) wdk::fatal("IoCreateDevice: DeviceObject is NULL");
     *DeviceObject = nullptr;
@@ -184,6 +209,10 @@ NTSTATUS NTAPI IoCreateDevice(PDRIVER_OBJECT DriverObject, ULONG DeviceExtension
     device->Characteristics = DeviceCharacteristics;
     device->Flags = DO_DEVICE_INITIALIZING;
     device->StackSize = 1;
+    if (const NTSTATUS status = wdk::register_device(device, DeviceName); !NT_SUCCESS(status)) {
+        ExFreePoolWithTag(device, wdk::kDeviceTag);
+        return status;
+    }
     device->NextDevice = DriverObject->DeviceObject;
     DriverObject->DeviceObject = device;
     *DeviceObject = device;
@@ -202,13 +231,15 @@ VOID NTAPI IoDeleteDevice(PDEVICE_OBJECT DeviceObject) {
             }
         }
     }
+    // Referenced (IoGetAttachedDeviceReference, an open FILE_OBJECT): freed at the last
+    // ObDereferenceObject, as on Windows.
+    if (!wdk::unregister_device(DeviceObject)) return;
     if (InterlockedCompareExchange(&DeviceObject->ReferenceCount, 0, 0) != 0) {
         wdk::logger().error("IoDeleteDevice: device {} still referenced ({}): left allocated",
                             static_cast<void *>(DeviceObject), DeviceObject->ReferenceCount);
         return;
     }
-    DeviceObject->Type = 0;
-    ExFreePoolWithTag(DeviceObject, wdk::kDeviceTag);
+    wdk::free_device_object(DeviceObject);
 }
 
 }  // extern "C"

@@ -177,6 +177,7 @@ KernelObject *as_kernel_object(PVOID object) {
 }
 
 LONG_PTR object_reference(PVOID object, const char *caller) {
+    if (is_io_object(object)) return reference_io_object(object);  // devices (io_manager.cpp)
     if (KernelObject *kernel = as_kernel_object(object))
         return kernel->references_.fetch_add(1, std::memory_order_relaxed) + 1;
     if (!is_thread_object(object)) unknown_object(object, caller);
@@ -184,6 +185,7 @@ LONG_PTR object_reference(PVOID object, const char *caller) {
 }
 
 LONG_PTR object_dereference(PVOID object, const char *caller) {
+    if (is_io_object(object)) return dereference_io_object(object);
     if (KernelObject *kernel = as_kernel_object(object)) {
         const LONG_PTR remaining = kernel->references_.fetch_sub(1, std::memory_order_acq_rel) - 1;
         if (remaining < 0)

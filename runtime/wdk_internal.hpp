@@ -273,4 +273,28 @@ class BlockingScope {
     BlockingScope &operator=(const BlockingScope &) = delete;
 };
 
+// ---- The I/O manager (io_manager.cpp, with irp.cpp).
+
+// Enters a device from IoCreateDevice in the name space (name may be NULL or empty: unnamed).
+// STATUS_OBJECT_NAME_COLLISION when the name is taken, STATUS_OBJECT_NAME_INVALID when it does
+// not start with a backslash.
+NTSTATUS register_device(PDEVICE_OBJECT device, PCUNICODE_STRING name);
+// IoDeleteDevice's part: removes the name; true when the device may be freed now, false when
+// references remain (the last ObDereferenceObject then calls free_device_object).
+bool unregister_device(PDEVICE_OBJECT device);
+// Frees a DEVICE_OBJECT from IoCreateDevice (irp.cpp).
+void free_device_object(PDEVICE_OBJECT device);
+// Drops what the I/O manager keeps beside an IRP (attributes, a system buffer it allocated).
+// IoFreeIrp and IoReuseIrp call it.
+void forget_irp(PIRP irp);
+// IoCompleteRequest's last step for an IRP that reached the top: if the I/O manager built it
+// with an event (IoBuildDeviceIoControlRequest, IoBuildSynchronousFsdRequest), copies buffered
+// output back, frees buffer and MDLs, fills the status block, FREES the IRP, sets the event
+// and returns true; otherwise false (irp.cpp then does the plain UserIosb / UserEvent part).
+bool complete_built_irp(PIRP irp);
+// Object references on device and file objects (ObReferenceObject / ObDereferenceObject).
+bool is_io_object(PVOID object);
+LONG_PTR reference_io_object(PVOID object);
+LONG_PTR dereference_io_object(PVOID object);
+
 }  // namespace softndk::wdk

@@ -19,9 +19,10 @@
  * function-pointer types of its slots have their Windows definitions.
  *
  * Socket I/O is not part of SoftNDK: the types only needed for it are
- * opaque here (WSK_CLIENT_CONNECTION_DISPATCH, ADDRINFOEXW), and WSK_SOCKET,
- * WSK_BUF, the per-socket dispatch tables and the WSK_FLAG_* / control-code
- * constants are not declared. The WskSocket, WskSocketConnect and name
+ * opaque here (WSK_CLIENT_CONNECTION_DISPATCH, ADDRINFOEXW), and the
+ * per-socket dispatch tables and the WSK_FLAG_* / control-code constants are
+ * not declared. WSK_SOCKET and WSK_BUF have their Windows layouts (drivers keep
+ * them in their own structures). The WskSocket, WskSocketConnect and name
  * resolution slots exist so that the table has the right shape.
  *
  * Declarations only: the four registration functions are implemented by the
@@ -55,6 +56,20 @@ extern "C" {
 
 /* ---- The client's binding handle, as the provider sees it. */
 typedef VOID WSK_CLIENT, *PWSK_CLIENT;
+
+/* ---- A socket as the client sees it: its dispatch table (one of the
+ * WSK_PROVIDER_*_DISPATCH tables, per socket category) - 8 bytes on x64. */
+typedef struct _WSK_SOCKET {
+    const VOID *Dispatch;
+} WSK_SOCKET, *PWSK_SOCKET;
+
+/* ---- A buffer for socket I/O: Length bytes from byte Offset of the MDL chain
+ * Mdl. x64: Mdl @0, Offset @8, Length @16; 24 bytes. */
+typedef struct _WSK_BUF {
+    PMDL Mdl;
+    ULONG Offset;
+    SIZE_T Length;
+} WSK_BUF, *PWSK_BUF;
 
 /* ---- Opaque: only needed for socket I/O, which SoftNDK does not provide.
  * (On Windows WSK_CLIENT_CONNECTION_DISPATCH is a table of connection event
