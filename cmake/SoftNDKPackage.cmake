@@ -88,7 +88,7 @@ if(SOFTNDK_INSTALL_STATIC)
   set_target_properties(softndk_wdk_static PROPERTIES EXPORT_NAME wdk_static)
   set_target_properties(softndk_driver_main_static PROPERTIES EXPORT_NAME driver_main_static)
   set(_archives softndk_wdk softndk_driver_main softndk_provider softndk_common
-    softndk_emulator softndk_wire softndk_memory softndk_warnings)
+    softndk_emulator softndk_wire softndk_memory softndk_warnings softndk_link_cxx)
   foreach(_archive IN LISTS _archives)
     set_target_properties(${_archive} PROPERTIES EXPORT_NAME internal_${_archive})
   endforeach()
