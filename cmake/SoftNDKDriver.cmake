@@ -107,14 +107,18 @@ function(softndk_add_driver name)
   target_include_directories(${name} PRIVATE "${_case_dir}")
 endfunction()
 
-# _softndk_ndkpi_dir(<out>): SoftNDK's include/ndkpi, in the source tree (this file in
-# cmake/) or in an install prefix (this file in <libdir>/cmake/SoftNDK).
+# _softndk_ndkpi_dir(<out>): SoftNDK's include/ndkpi - in an install prefix the directory
+# SoftNDKConfig.cmake records (global property SOFTNDK_NDKPI_DIR), in the source tree the
+# one beside this file's cmake/.
 function(_softndk_ndkpi_dir out)
+  get_property(_dir GLOBAL PROPERTY SOFTNDK_NDKPI_DIR)
+  if(_dir)
+    set(${out} "${_dir}" PARENT_SCOPE)
+    return()
+  endif()
   set(_here "${CMAKE_CURRENT_FUNCTION_LIST_DIR}")
   if(EXISTS "${_here}/../include/ndkpi/ndkpi.h")
     get_filename_component(_dir "${_here}/../include/ndkpi" ABSOLUTE)
-  elseif(EXISTS "${_here}/../../../include/softndk/ndkpi/ndkpi.h")
-    get_filename_component(_dir "${_here}/../../../include/softndk/ndkpi" ABSOLUTE)
   else()
     message(FATAL_ERROR "softndk_add_driver: cannot find SoftNDK's ndkpi headers from ${_here}")
   endif()

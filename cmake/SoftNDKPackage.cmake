@@ -109,7 +109,8 @@ install(EXPORT SoftNDKTargets NAMESPACE SoftNDK:: DESTINATION ${SOFTNDK_INSTALL_
 
 configure_package_config_file(cmake/SoftNDKConfig.cmake.in
   "${PROJECT_BINARY_DIR}/SoftNDKConfig.cmake"
-  INSTALL_DESTINATION ${SOFTNDK_INSTALL_CMAKEDIR})
+  INSTALL_DESTINATION ${SOFTNDK_INSTALL_CMAKEDIR}
+  PATH_VARS CMAKE_INSTALL_INCLUDEDIR)
 write_basic_package_version_file("${PROJECT_BINARY_DIR}/SoftNDKConfigVersion.cmake"
   COMPATIBILITY SameMajorVersion)
 install(FILES
