@@ -263,6 +263,7 @@ typedef struct _RC_CONNECTION {
     NDK_QP *Qp;
     NDK_CONNECTOR *Connector;
     BOOLEAN Connected;
+    BOOLEAN Broken; /* a request failed: the QP is in error, the rest is flushed */
     volatile LONG Disconnecting;
     ULONG PeerInboundReadLimit;
     ULONG PeerOutboundReadLimit;
@@ -275,6 +276,7 @@ typedef struct _RC_CONNECTION {
 
     LONG SendCredits;
     ULONG GrantsPending;
+    ULONG LongestChain; /* most requests (or responses) posted in one DEFER chain */
 
     /* Client. */
     ULONG Issued;
@@ -593,9 +595,10 @@ static VOID RcClientReleaseFrmr(RC_CONNECTION *Connection, ULONG Frmr) {
     ++Connection->FreeCount;
 }
 
-/* Fast-registers an MR over the request's I/O slot (DEFER: the send below rings
- * the doorbell for both) and sends the request advertising the cached token. */
-static BOOLEAN RcClientIssue(RC_CONNECTION *Connection, ULONG Slot) {
+/* Fast-registers an MR over the request's I/O slot (DEFER) and sends the request
+ * advertising the MR's cached token: DEFER too unless RingDoorbell, which ends
+ * the chain (NDKPI: every DEFER chain ends with a request without DEFER). */
+static BOOLEAN RcClientIssue(RC_CONNECTION *Connection, ULONG Slot, BOOLEAN RingDoorbell) {
     RC_DRIVER *driver = Connection->Driver;
     RC_REQUEST *request = &Connection->Requests[Slot];
     const ULONG sequence = Connection->Issued;
@@ -642,8 +645,8 @@ static BOOLEAN RcClientIssue(RC_CONNECTION *Connection, ULONG Slot) {
     RcFill(RcPayload(&Connection->Sends, Slot), payload, seed ^ RC_PAYLOAD_SALT);
     n = RcMessageSges(Connection, &Connection->Sends, Slot, payload, sges, RC_INITIATOR_SGES);
     if (!RC_CHECK(driver, n != MAXULONG)) return FALSE;
-    /* No DEFER: the doorbell for the fast registration and this send. */
-    status = Connection->Qp->Dispatch->NdkSend(Connection->Qp, &request->SendWr, sges, n, 0);
+    status = Connection->Qp->Dispatch->NdkSend(Connection->Qp, &request->SendWr, sges, n,
+                                               RingDoorbell ? 0 : NDK_OP_FLAG_DEFER);
     if (!RC_OK(driver, status, "NdkSend (request)")) return FALSE;
 
     --Connection->SendCredits;
@@ -659,15 +662,20 @@ static BOOLEAN RcClientIssue(RC_CONNECTION *Connection, ULONG Slot) {
     return TRUE;
 }
 
-/* Issues requests while there is a free slot, a send credit and a free MR. Lock held. */
+/* Issues as many requests as there are free slots, send credits and free MRs,
+ * as one DEFER chain whose last send rings the doorbell. Lock held. */
 static VOID RcClientPump(RC_CONNECTION *Connection) {
-    for (ULONG slot = 0; slot < RC_WINDOW; ++slot) {
-        if (Connection->Issued == RC_REQUESTS_PER_CONNECTION || Connection->SendCredits <= 0 ||
-            Connection->FreeCount == 0 || Connection->Disconnecting != 0)
-            return;
-        if (Connection->Requests[slot].Busy) continue;
-        if (!RcClientIssue(Connection, slot)) return;
-    }
+    ULONG ready[RC_WINDOW];
+    ULONG count = 0;
+    ULONG budget = RC_MIN(RC_REQUESTS_PER_CONNECTION - Connection->Issued, Connection->FreeCount);
+    if (Connection->SendCredits <= 0 || Connection->Disconnecting != 0 || Connection->Broken)
+        return;
+    budget = RC_MIN(budget, (ULONG)Connection->SendCredits);
+    for (ULONG slot = 0; slot < RC_WINDOW && count < budget; ++slot)
+        if (!Connection->Requests[slot].Busy) ready[count++] = slot;
+    if (count > Connection->LongestChain) Connection->LongestChain = count;
+    for (ULONG i = 0; i < count; ++i)
+        if (!RcClientIssue(Connection, ready[i], (BOOLEAN)(i + 1 == count))) return;
 }
 
 static VOID RcClientOnResponse(RC_CONNECTION *Connection, ULONG Slot, const NDK_RESULT_EX *Result) {
@@ -714,15 +722,17 @@ static VOID RcClientOnResponse(RC_CONNECTION *Connection, ULONG Slot, const NDK_
 /* ------------------------------------------------------------------------- */
 
 /* Serves Request in server slot Slot: the RDMA operation (DEFER) and the
- * response that rings the doorbell. Lock held, a send credit available. */
-static VOID RcServerStart(RC_CONNECTION *Connection, ULONG Slot, const RC_MESSAGE_HEADER *Request) {
+ * response, which rings the doorbell if RingDoorbell (the end of the chain) and
+ * is deferred otherwise. Lock held, a send credit available. */
+static VOID RcServerStart(RC_CONNECTION *Connection, ULONG Slot, const RC_MESSAGE_HEADER *Request,
+                          BOOLEAN RingDoorbell) {
     RC_DRIVER *driver = Connection->Driver;
     RC_SERVER_SLOT *slot = &Connection->Slots[Slot];
     const SIZE_T ioOffset = (SIZE_T)Slot * RC_IO_PAGES * PAGE_SIZE + RC_SERVER_IO_OFFSET;
     const BOOLEAN remoteInvalidate = (BOOLEAN)(((Request->Sequence / 2) % 2) == 0);
     RC_MESSAGE_HEADER *response = RcMessage(&Connection->Sends, Slot);
     NDK_SGE sges[RC_INITIATOR_SGES];
-    ULONG responseFlags = 0;
+    ULONG responseFlags = RingDoorbell ? 0 : NDK_OP_FLAG_DEFER;
     ULONG n;
     NTSTATUS status;
 
@@ -745,7 +755,7 @@ static VOID RcServerStart(RC_CONNECTION *Connection, ULONG Slot, const RC_MESSAG
                                                    NDK_OP_FLAG_DEFER);
         if (!RC_OK(driver, status, "NdkRead")) return;
         /* The response must not overtake the read: the client reuses the MR. */
-        responseFlags = NDK_OP_FLAG_READ_FENCE;
+        responseFlags |= NDK_OP_FLAG_READ_FENCE;
     }
 
     RtlZeroMemory(response, RC_HEADER_BYTES);
@@ -769,12 +779,21 @@ static VOID RcServerStart(RC_CONNECTION *Connection, ULONG Slot, const RC_MESSAG
     --Connection->SendCredits;
 }
 
-/* Serves waiting requests while there is a free slot and a send credit. Lock held. */
+/* Serves as many waiting requests as there are free slots and send credits, as
+ * one DEFER chain whose last response rings the doorbell. Lock held. */
 static VOID RcServerPump(RC_CONNECTION *Connection) {
-    for (ULONG slot = 0; slot < RC_SERVER_SLOTS && Connection->WaitingCount > 0; ++slot) {
-        if (Connection->SendCredits <= 0 || Connection->Disconnecting != 0) return;
-        if (Connection->Slots[slot].Busy) continue;
-        RcServerStart(Connection, slot, &Connection->Waiting[Connection->WaitingHead]);
+    ULONG ready[RC_SERVER_SLOTS];
+    ULONG count = 0;
+    ULONG budget = Connection->WaitingCount;
+    if (Connection->SendCredits <= 0 || Connection->Disconnecting != 0 || Connection->Broken)
+        return;
+    budget = RC_MIN(budget, (ULONG)Connection->SendCredits);
+    for (ULONG slot = 0; slot < RC_SERVER_SLOTS && count < budget; ++slot)
+        if (!Connection->Slots[slot].Busy) ready[count++] = slot;
+    if (count > Connection->LongestChain) Connection->LongestChain = count;
+    for (ULONG i = 0; i < count; ++i) {
+        RcServerStart(Connection, ready[i], &Connection->Waiting[Connection->WaitingHead],
+                      (BOOLEAN)(i + 1 == count));
         Connection->WaitingHead = (Connection->WaitingHead + 1) % RC_RECEIVE_DEPTH;
         --Connection->WaitingCount;
     }
@@ -817,13 +836,17 @@ static VOID RcOnCompletion(RC_CONNECTION *Connection, const NDK_RESULT_EX *Resul
         /* Flushed receives are how a QP ends: no repost, nothing lost. Other
          * requests are flushed only once the connection is going away. */
         if (Result->Status == STATUS_CANCELLED &&
-            (wr->Kind == RcWrReceive || Connection->Disconnecting != 0))
+            (wr->Kind == RcWrReceive || Connection->Disconnecting != 0 || Connection->Broken))
             return;
         RC_ERROR("connection %lu (%s): request kind %d failed with 0x%08X (provider code %lu)",
                  Connection->Index, Connection->Server ? "server" : "client", (int)wr->Kind,
                  (unsigned)Result->Status, Result->ProviderErrorCode);
         RcCheck(driver, FALSE, Result->Status, "a posted request completed with an error",
                 __LINE__);
+        /* The QP is in error: what follows is flushed. The channel thread need
+         * not wait for requests that will never complete. */
+        Connection->Broken = TRUE;
+        if (!Connection->Server) KeSetEvent(&Connection->Finished, IO_NO_INCREMENT, FALSE);
         return;
     }
     switch (wr->Kind) {
@@ -1306,7 +1329,7 @@ static KSTART_ROUTINE RcChannelThread;
 static VOID RcChannelThread(PVOID Context) {
     RC_DRIVER *driver = (RC_DRIVER *)Context;
     ULONGLONG deadline;
-    ULONG remote = 0, local = 0, fewestCycles = MAXULONG, mostCycles = 0;
+    ULONG remote = 0, local = 0, fewestCycles = MAXULONG, mostCycles = 0, chain = 0;
     NTSTATUS status;
 
     status = RcListen(driver);
@@ -1332,6 +1355,7 @@ static VOID RcChannelThread(PVOID Context) {
             RC_OK(driver, status, "NdkDisconnect (client)");
         }
         RcConnectionClose(client);
+        chain = chain > client->LongestChain ? chain : client->LongestChain;
         remote += client->RemoteInvalidations;
         local += client->LocalInvalidations;
         for (ULONG m = 0; m < RC_FRMRS_PER_CONNECTION; ++m) {
@@ -1355,9 +1379,11 @@ static VOID RcChannelThread(PVOID Context) {
     }
     RC_INFO(
         "%lu connections x %lu requests; %lu remote and %lu local invalidations; %lu to "
-        "%lu registrations per MR",
+        "%lu registrations per MR; up to %lu requests per DEFER chain",
         (ULONG)RC_CONNECTIONS, (ULONG)RC_REQUESTS_PER_CONNECTION, remote, local, fewestCycles,
-        mostCycles);
+        mostCycles, chain);
+    /* The first pump of every client finds RC_WINDOW free slots and the credits. */
+    RC_CHECK(driver, chain == RC_WINDOW);
     RC_CHECK(driver, remote > 0 && local > 0 &&
                          remote + local == RC_CONNECTIONS * RC_REQUESTS_PER_CONNECTION);
     /* The FIFO of free MRs cycles every MR, each with its one cached token. */
