@@ -272,7 +272,10 @@ NTSTATUS Qp::post_fast_register(void *request_context, Mr *mr, ULONG page_count,
     const uint32_t segments = 3 + (page_count + 1) / 2;
     if (segments > hw::kMaxWqeSegments) return fail_post(STATUS_INVALID_PARAMETER);
 
-    const uint32_t token = next_variant(mr->token());
+    // The MR keeps its token (drivers cache NdkGetRemoteTokenFromMr) unless the profile
+    // opts in to rotating fast-register keys (hw::kQuirkRotateFastRegisterKeys).
+    const bool rotate = (adapter()->limits().quirks & hw::kQuirkRotateFastRegisterKeys) != 0;
+    const uint32_t token = rotate ? next_variant(mr->token()) : mr->token();
     alignas(64) std::byte wqe[kMaxWqeBytes];
     hw::FastRegisterSegment f{};
     f.mr_token = token;

@@ -448,8 +448,11 @@ struct Commands {
         if (rq.max_pages > d.limits().max_fast_register_pages) return status::kImplementationLimit;
         rs.object = rq.mpt_index;
         rs.token = token;
+        const auto keys = (d.limits().quirks & hw::kQuirkRotateFastRegisterKeys) != 0
+                              ? FastRegisterKeys::kRotate
+                              : FastRegisterKeys::kStable;
         return key_status_to_nt(
-            d.mpt_.init_fast_register(token, rq.max_pages, rq.remote_access != 0));
+            d.mpt_.init_fast_register(token, rq.max_pages, rq.remote_access != 0, keys));
     }
 
     // Current token of an MPT entry owned by ctx, or 0.

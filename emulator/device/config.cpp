@@ -92,6 +92,15 @@ bool load_adapter_config(const std::string &path, std::vector<AdapterConfig> &ou
                 return false;
             }
             a.profile.limits.path_mtu = mtu;
+            const std::string keys = body.get<std::string>("fast_register_keys", "stable");
+            if (keys == "rotate") {
+                a.profile.limits.quirks |= hw::kQuirkRotateFastRegisterKeys;
+            } else if (keys == "stable") {
+                a.profile.limits.quirks &= ~uint32_t{hw::kQuirkRotateFastRegisterKeys};
+            } else {
+                error = section + ": bad fast_register_keys '" + keys + "' (stable | rotate)";
+                return false;
+            }
         } catch (const pt::ptree_error &e) {
             error = section + ": " + e.what();
             return false;

@@ -17,6 +17,10 @@
 //   min_rnr_timer = 12             ; 0..31 (IB RNR timer code)
 //   ack_timeout = 14               ; 0..31 (4.096 us << n, 0 = infinite)
 //   cm_timeout_ms = 2000
+//   ; quirk: stable (default) keeps a fast-register MR's token for life, as NDK
+//   ; drivers expect; rotate gives it a new token on every NdkFastRegister (verbs'
+//   ; stale-key protection: a token cached before the last registration fails)
+//   fast_register_keys = stable    ; stable | rotate
 //
 //   [adapter rnic1]
 //   if_index = 2

@@ -116,6 +116,7 @@ struct MemoryProtectionTable::Entry {
     std::uint8_t last_valid_variant = 0;  // meaningful when ever_valid
     bool ever_valid = false;              // survives deallocate: guards index reuse too
     bool remote_access_enabled = false;
+    FastRegisterKeys fast_register_keys = FastRegisterKeys::kRotate;  // kFastRegMr only
     std::uint32_t pd = 0;
     std::uint32_t bound_qp = kNoQp;
     std::uint32_t parent = 0;
@@ -204,12 +205,14 @@ class MemoryProtectionTable::ExclusivePair {
 // Construction
 // ---------------------------------------------------------------------------
 MemoryProtectionTable::MemoryProtectionTable(MptLimits limits) : limits_(limits) {
-    limits_.entries = std::clamp<std::uint32_t>(limits_.entries, 2, kMaxMptEntries);
+    limits_.entries =
+        std::clamp<std::uint32_t>(limits_.entries, hw::kFirstMptIndex + 1, kMaxMptEntries);
     entries_ = std::make_unique<Entry[]>(limits_.entries);
     stripes_ = std::make_unique<Stripe[]>(kStripes);
-    free_indices_.reserve(limits_.entries - 1);
-    // Popped from the back: index 1 first. Index 0 is never on the list.
-    for (std::uint32_t index = limits_.entries - 1; index >= 1; --index) {
+    free_indices_.reserve(limits_.entries - hw::kFirstMptIndex);
+    // Popped from the back: the lowest free index first. The reserved indexes
+    // (hw::kFirstMptIndex) are never on the list.
+    for (std::uint32_t index = limits_.entries - 1; index >= hw::kFirstMptIndex; --index) {
         free_indices_.push_back(index);
     }
 }
@@ -384,7 +387,7 @@ KeyStatus MemoryProtectionTable::deregister_mr(std::uint32_t token) {
 }
 
 KeyStatus MemoryProtectionTable::init_fast_register(std::uint32_t token, std::uint32_t max_pages,
-                                                    bool remote_access) {
+                                                    bool remote_access, FastRegisterKeys keys) {
     const std::uint32_t index = token_index(token);
     if (!index_in_range(index)) return KeyStatus::kIndexOutOfRange;
     Entry &e = entries_[index];
@@ -398,6 +401,7 @@ KeyStatus MemoryProtectionTable::init_fast_register(std::uint32_t token, std::ui
     e.state = MptState::kFree;
     e.max_pages = max_pages;
     e.remote_access_enabled = remote_access;
+    e.fast_register_keys = keys;
     return KeyStatus::kOk;
 }
 
@@ -437,7 +441,11 @@ KeyStatus MemoryProtectionTable::fast_register(const FastRegisterRequest &r) {
     if (e.type != MptType::kFastRegMr) return KeyStatus::kWrongType;
     if (e.state != MptState::kFree) return KeyStatus::kNotFree;
     if (e.pd != r.qp_pd) return KeyStatus::kPdMismatch;
-    if (e.ever_valid && new_variant == e.last_valid_variant) return KeyStatus::kVariantReused;
+    if (e.fast_register_keys == FastRegisterKeys::kStable) {
+        if (new_variant != e.variant) return KeyStatus::kVariantMismatch;
+    } else if (e.ever_valid && new_variant == e.last_valid_variant) {
+        return KeyStatus::kVariantReused;
+    }
     if ((r.access & kRemoteRights) != 0 && !e.remote_access_enabled) {
         return KeyStatus::kRemoteAccessNotEnabled;
     }
@@ -526,7 +534,9 @@ KeyStatus MemoryProtectionTable::invalidate(std::uint32_t token, std::uint32_t q
     }
     if (e.type == MptType::kMwType2) drop_window_binding(e);
     e.state = MptState::kFree;  // rights and range stay for inspect(); bytes do not
-    e.variant = e.next_variant();
+    const bool stable_token =
+        e.type == MptType::kFastRegMr && e.fast_register_keys == FastRegisterKeys::kStable;
+    if (!stable_token) e.variant = e.next_variant();
     retired = std::exchange(e.translation, nullptr);
     lock.unlock();
     return KeyStatus::kOk;

@@ -3,8 +3,10 @@
 // Every memory region, memory window and per-PD privileged key owns one MPT entry. The
 // 32-bit token the consumer sees is hw::make_token(index, variant) = index << 8 | variant
 // (hw_interface.hpp section 2, docs/prm.md section 2). The entry holds the key's type,
-// state, PD, access rights, IOVA range and its Translation (mtt.hpp). Index 0 is reserved
-// and never allocated, so token 0 - and any token with index 0 - is never valid.
+// state, PD, access rights, IOVA range and its Translation (mtt.hpp). The reserved indexes
+// below hw::kFirstMptIndex (0, and 1 which holds the receive-list end marker kRecvListEnd)
+// are never allocated, so no token the table hands out is a reserved value and every token
+// with a reserved index fails its check.
 //
 // Entry types and their life cycles (rxe_mr.c / rxe_mw.c, rnic-model.md section 1.4):
 //
@@ -41,6 +43,9 @@
 //     choose it), so the invalidated token fails at the variant check. A provider that
 //     picks "last handed-out variant + 1" for its next post is compatible with this,
 //     whether or not an invalidation happened in between.
+//   - Exception: a fast-register MR initialised with FastRegisterKeys::kStable (the
+//     default profile) keeps one token for life: invalidation leaves its variant alone
+//     and FAST_REGISTER must carry that same token (see FastRegisterKeys).
 //   - deregister_mr leaves the variant alone (the MR is INVALID; register bumps).
 //   The 8-bit variant wraps, as in IBA: 256 re-registrations bring a token back.
 //
@@ -50,7 +55,7 @@
 //      a zero-length RDMA READ/WRITE need not carry a valid R_Key or VA; for local SGEs
 //      rxe's copy_data() likewise never looks up the L_Key of a zero-length buffer. The
 //      same rule for both keeps "zero bytes move" free of protection errors.
-//   1. index in range:      1 <= token_index(token) < capacity     -> kIndexOutOfRange
+//   1. index in range:      kFirstMptIndex <= token_index(token) < capacity -> kIndexOutOfRange
 //   2. entry exists:        the entry is allocated                 -> kNotAllocated
 //   3. variant matches:     token_variant(token) == entry variant  -> kVariantMismatch
 //   4. state VALID                                                 -> kNotValid
@@ -127,6 +132,18 @@ enum class MptType : std::uint8_t {
 
 enum class MptState : std::uint8_t { kInvalid = 0, kFree, kValid };
 
+// How a fast-register MR's token moves through register / invalidate cycles (chosen at
+// init_fast_register from the profile's quirks, hw::kQuirkRotateFastRegisterKeys).
+//   kStable  the token never changes: invalidation leaves the variant alone and every
+//            FAST_REGISTER must carry the MR's current token. This is what drivers rely
+//            on: they read NdkGetRemoteTokenFromMr once after NdkInitializeFastRegisterMr
+//            and reuse it for every later NdkFastRegister of the MR, as real NDK
+//            providers allow. A stale use still fails while the MR is FREE (state check).
+//   kRotate  the stale-key protection of verbs consumers (ibv_inc_rkey): invalidation
+//            bumps the variant and every FAST_REGISTER must carry a new variant, never
+//            the last valid one, so no earlier token can ever work again.
+enum class FastRegisterKeys : std::uint8_t { kStable = 0, kRotate };
+
 // Who is accessing: a local WR's SGE, or a remote peer through an incoming request.
 enum class AccessOrigin : std::uint8_t { kLocal, kRemote };
 
@@ -135,7 +152,7 @@ enum class AccessOrigin : std::uint8_t { kLocal, kRemote };
 enum class KeyStatus : std::uint8_t {
     kOk = 0,
     // check() steps, in check order (also used by the control operations)
-    kIndexOutOfRange,  // index 0 or >= capacity
+    kIndexOutOfRange,  // a reserved index (0, 1) or >= capacity
     kNotAllocated,
     kVariantMismatch,
     kNotValid,
@@ -199,7 +216,7 @@ inline constexpr std::uint8_t kRemoteRights = hw::kAccessRemoteRead | hw::kAcces
 inline constexpr std::uint8_t kPrivilegedRights = hw::kAccessLocalRead | hw::kAccessLocalWrite;
 
 struct MptLimits {
-    std::uint32_t entries = 1u << 16;             // table size incl. reserved index 0; 2..2^24
+    std::uint32_t entries = 1u << 16;             // table size incl. the reserved indexes; 3..2^24
     std::uint32_t max_fast_register_pages = 256;  // per fast-register MR
 };
 
@@ -267,7 +284,7 @@ class MemoryProtectionTable {
     MemoryProtectionTable(const MemoryProtectionTable &) = delete;
     MemoryProtectionTable &operator=(const MemoryProtectionTable &) = delete;
 
-    // `entries` clamped to [2, kMaxMptEntries].
+    // `entries` clamped to [kFirstMptIndex + 1, kMaxMptEntries].
     const MptLimits &limits() const noexcept { return limits_; }
     std::uint32_t capacity() const noexcept { return limits_.entries; }
 
@@ -301,17 +318,20 @@ class MemoryProtectionTable {
     // VALID (kNotValid), no bound windows (kBoundWindows).
     KeyStatus deregister_mr(std::uint32_t token);
 
-    // InitializeFastRegisterMr: kFastRegMr not VALID -> FREE, with its page limit and
-    // whether later fast registrations may grant remote rights. Order: index, allocated,
-    // variant, type, not VALID (kAlreadyValid), 1 <= max_pages <= limit (kBadPageCount).
-    KeyStatus init_fast_register(std::uint32_t token, std::uint32_t max_pages, bool remote_access);
+    // InitializeFastRegisterMr: kFastRegMr not VALID -> FREE, with its page limit,
+    // whether later fast registrations may grant remote rights, and its token policy.
+    // Order: index, allocated, variant, type, not VALID (kAlreadyValid),
+    // 1 <= max_pages <= limit (kBadPageCount).
+    KeyStatus init_fast_register(std::uint32_t token, std::uint32_t max_pages, bool remote_access,
+                                 FastRegisterKeys keys);
 
     // ----- control path (work requests) -------------------------------------------------
 
     // FAST_REGISTER (rxe rxe_reg_fast_mr + NDK rules). Checks, in order:
     //   1 index in range  2 allocated  3 type kFastRegMr (kWrongType)  4 state FREE
-    //   (kNotFree)  5 entry PD == qp_pd (kPdMismatch)  6 new variant != last valid
-    //   variant (kVariantReused)  7 remote rights only if initialised with RemoteAccess
+    //   (kNotFree)  5 entry PD == qp_pd (kPdMismatch)  6 kRotate: new variant != last
+    //   valid variant (kVariantReused); kStable: variant == the entry's current variant
+    //   (kVariantMismatch)  7 remote rights only if initialised with RemoteAccess
     //   (kRemoteAccessNotEnabled)  8 1 <= pages <= the MR's max_pages (kBadPageCount)
     //   9 rights: only local write, remote read/write, read sink; remote write needs local
     //   write (kInvalidAccess)  10 FBO < 4096 and iova = FBO mod 4096
@@ -365,7 +385,7 @@ class MemoryProtectionTable {
 
     Stripe &stripe_of(std::uint32_t index) const noexcept;
     bool index_in_range(std::uint32_t index) const noexcept {
-        return index != 0 && index < limits_.entries;
+        return index >= hw::kFirstMptIndex && index < limits_.entries;
     }
     // Index, allocated, full-token match: the identity checks of every control op.
     static KeyStatus identify(const Entry &entry, std::uint32_t token) noexcept;

@@ -40,7 +40,8 @@ namespace softndk::hw {
 
 // Bumped on any incompatible change to a struct in this file. The device
 // reports it in the attach response and the provider refuses a mismatch.
-inline constexpr uint32_t kAbiVersion = 3;  // 2: doorbell summary words; 3: LAM commands
+inline constexpr uint32_t kAbiVersion = 4;  // 2: doorbell summary words; 3: LAM commands;
+                                            // 4: DeviceLimits::quirks
 
 // ---------------------------------------------------------------------------
 // 1. Units
@@ -67,6 +68,19 @@ constexpr uint32_t token_index(uint32_t token) {
 }
 constexpr uint8_t token_variant(uint32_t token) {
     return static_cast<uint8_t>(token & 0xff);
+}
+
+// Reserved MPT indexes: the device never allocates them, so no token it hands out
+// (an MR's, a window's or a PD's privileged token) can equal a reserved value.
+//   index 0  token 0 is never valid;
+//   index 1  holds kRecvListEnd (0x100, mlx5's reserved lkey), the end marker of
+//            receive segment lists (section 3). mlx5 never hands that key out
+//            either; a consumer SGE carrying it would end the list early.
+// Every variant of a reserved index is reserved, so variant rotation cannot
+// reach a reserved value.
+inline constexpr uint32_t kFirstMptIndex = 2;
+constexpr bool is_reserved_token(uint32_t token) {
+    return token_index(token) < kFirstMptIndex;
 }
 
 // Access rights stored in an MPT entry.
@@ -171,8 +185,10 @@ static_assert(sizeof(BindSegment) == 2 * kSegmentBytes);
 
 // Receive WQEs (RQ and SRQ) are arrays of DataSegments in fixed-size slots of
 // RecvQueueLayout::wqe_bytes. A slot with fewer segments than fit ends with a
-// segment whose local_token is kRecvListEnd (mlx5's reserved lkey).
+// segment whose local_token is kRecvListEnd (mlx5's reserved lkey; section 2: a
+// reserved index, so it is never a real token).
 inline constexpr uint32_t kRecvListEnd = 0x100;
+static_assert(is_reserved_token(kRecvListEnd) && is_reserved_token(0));
 
 // ---------------------------------------------------------------------------
 // 4. Completion queue entries
@@ -417,9 +433,20 @@ struct DeviceLimits {
     uint32_t path_mtu;           // IB MTU used for packetisation
     uint16_t ndk_version_major;  // highest NDKPI version fully implemented
     uint16_t ndk_version_minor;
-    uint32_t reserved[5];
+    uint32_t quirks;  // DeviceQuirk bits: behaviours a profile opts in to
+    uint32_t reserved[4];
 };
 static_assert(sizeof(DeviceLimits) == 120);
+
+// Opt-in behaviours of a profile, reported in DeviceLimits::quirks so that the device
+// and the provider agree on them.
+enum DeviceQuirk : uint32_t {
+    // Every NdkFastRegister gives the MR a new token (the next variant) and every
+    // invalidation retires the old one: the stale-key protection verbs consumers get
+    // from ibv_inc_rkey. Off by default: NDK drivers read NdkGetRemoteTokenFromMr once
+    // after NdkInitializeFastRegisterMr and reuse it, so the default token is stable.
+    kQuirkRotateFastRegisterKeys = 1u << 0,
+};
 
 // ---------------------------------------------------------------------------
 // 11. Commands (slow path)

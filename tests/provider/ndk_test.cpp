@@ -10,6 +10,9 @@ Side::Side(Wsk &w, size_t buffer_bytes, ULONG depth) : wsk(w) {
         info = query_info(adapter);
         REQUIRE(adapter->Dispatch->NdkCreatePd(adapter, Done::create, nullptr, &pd) ==
                 STATUS_SUCCESS);
+        // As drivers do: the privileged token right after the PD, before any MR, so in a
+        // fresh device the first Side's token comes from the lowest free key index.
+        pd->Dispatch->NdkGetPrivilegedMemoryRegionToken(pd, &privileged);
         REQUIRE(adapter->Dispatch->NdkCreateCq(adapter, depth * 2, notify, this, nullptr,
                                                Done::create, nullptr, &cq) == STATUS_SUCCESS);
         const ULONG inline_bytes = std::min<ULONG>(128, info.MaxInlineDataSize);
@@ -41,7 +44,8 @@ Side::Side(Side &owner)
       cq(owner.cq),
       borrowed(true),
       ltoken(owner.ltoken),
-      rtoken(owner.rtoken) {
+      rtoken(owner.rtoken),
+      privileged(owner.privileged) {
     const ULONG inline_bytes = std::min<ULONG>(128, info.MaxInlineDataSize);
     REQUIRE(pd->Dispatch->NdkCreateQp(pd, cq, cq, this, 64, 64, 4, 4, inline_bytes, Done::create,
                                       nullptr, &qp) == STATUS_SUCCESS);

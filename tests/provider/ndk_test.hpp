@@ -177,6 +177,7 @@ struct Side {
     bool borrowed = false;  // adapter, PD, CQ and MR belong to another Side
     MDL mdl{};
     UINT32 ltoken = 0, rtoken = 0;
+    UINT32 privileged = 0;  // the PD's privileged token, fetched before any MR exists
     std::atomic<int> notifications{0};
     // Extra hook run by the notification callback (set the context first).
     std::atomic<NDK_FN_CQ_NOTIFICATION_CALLBACK> on_notify{nullptr};

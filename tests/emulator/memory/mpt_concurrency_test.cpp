@@ -76,7 +76,7 @@ TEST_CASE("concurrent checks against fast-register, invalidate, bind and deregis
 
     // Fast-register MR whose pages flip with every registration.
     const auto frmr = table.allocate(MptType::kFastRegMr, kPd).token;
-    REQUIRE(table.init_fast_register(frmr, kPages, true) == KeyStatus::kOk);
+    REQUIRE(table.init_fast_register(frmr, kPages, true, FastRegisterKeys::kRotate) == KeyStatus::kOk);
     std::atomic<std::uint32_t> frmr_token{0};
 
     // A RegisterMr MR with a type-2 window over it, both re-created in a loop. The MR is

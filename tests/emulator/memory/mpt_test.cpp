@@ -7,6 +7,7 @@
 #include <map>
 #include <memory>
 #include <set>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -34,6 +35,9 @@ constexpr std::uint32_t kOtherPd = 8;
 constexpr std::uint32_t kQp = 100;
 constexpr std::uint32_t kOtherQp = 101;
 constexpr std::uint64_t kMax = std::numeric_limits<std::uint64_t>::max();
+
+constexpr auto kRotate = FastRegisterKeys::kRotate;
+constexpr auto kStable = FastRegisterKeys::kStable;
 
 constexpr auto kLocal = AccessOrigin::kLocal;
 constexpr auto kRemote = AccessOrigin::kRemote;
@@ -68,10 +72,11 @@ struct Fixture {
     }
 
     // An initialised fast-register MR (FREE). Returns its token.
-    std::uint32_t frmr(bool remote_access, std::uint32_t max_pages = 4, std::uint32_t pd = kPd) {
+    std::uint32_t frmr(bool remote_access, std::uint32_t max_pages = 4, std::uint32_t pd = kPd,
+                       FastRegisterKeys keys = kRotate) {
         const TokenResult allocated = table.allocate(MptType::kFastRegMr, pd);
         REQUIRE(allocated.ok());
-        REQUIRE(table.init_fast_register(allocated.token, max_pages, remote_access) ==
+        REQUIRE(table.init_fast_register(allocated.token, max_pages, remote_access, keys) ==
                 KeyStatus::kOk);
         return allocated.token;
     }
@@ -118,15 +123,19 @@ KeyCheck use(const MemoryProtectionTable &t, std::uint32_t token, std::uint8_t a
 // ---------------------------------------------------------------------------
 // Reserved index, allocation
 // ---------------------------------------------------------------------------
-TEST_CASE("token 0 and index 0 are never valid", "[mpt]") {
+TEST_CASE("the reserved indexes 0 and 1 (token 0, kRecvListEnd) are never valid", "[mpt]") {
     Fixture f;
-    // Every variant of index 0, local and remote, any access.
-    for (unsigned v = 0; v < 256; ++v) {
-        const auto token = make_token(0, static_cast<std::uint8_t>(v));
-        CHECK(use(f.table, token, kLR, 0, 1, kLocal).status == KeyStatus::kIndexOutOfRange);
-        CHECK(use(f.table, token, kRR, 0, 1, kRemote).status == KeyStatus::kIndexOutOfRange);
+    // Every variant of each reserved index, local and remote, any access.
+    for (std::uint32_t index = 0; index < softndk::hw::kFirstMptIndex; ++index) {
+        for (unsigned v = 0; v < 256; ++v) {
+            const auto token = make_token(index, static_cast<std::uint8_t>(v));
+            CHECK(softndk::hw::is_reserved_token(token));
+            CHECK(use(f.table, token, kLR, 0, 1, kLocal).status == KeyStatus::kIndexOutOfRange);
+            CHECK(use(f.table, token, kRR, 0, 1, kRemote).status == KeyStatus::kIndexOutOfRange);
+        }
     }
-    // Fill the table: index 0 is never handed out, everything else exactly once.
+    CHECK(softndk::hw::is_reserved_token(softndk::hw::kRecvListEnd));
+    // Fill the table: no reserved index is handed out, everything else exactly once.
     std::set<std::uint32_t> indices;
     for (;;) {
         const TokenResult r = f.table.allocate(MptType::kMwType2, kPd);
@@ -135,22 +144,110 @@ TEST_CASE("token 0 and index 0 are never valid", "[mpt]") {
             CHECK(r.token == 0);
             break;
         }
-        CHECK(r.token != 0);
-        CHECK(token_index(r.token) != 0);
+        CHECK_FALSE(softndk::hw::is_reserved_token(r.token));
         indices.insert(token_index(r.token));
     }
-    CHECK(indices.size() == f.table.capacity() - 1);
+    CHECK(indices.size() == f.table.capacity() - softndk::hw::kFirstMptIndex);
+    CHECK(*indices.begin() == softndk::hw::kFirstMptIndex);
     CHECK(f.table.inspect(0)->type == MptType::kUnallocated);
-    // Every control operation refuses index 0 before looking at anything else.
-    CHECK(f.table.deallocate(0) == KeyStatus::kIndexOutOfRange);
-    CHECK(f.table.register_mr(0, kLR, 0x1000, 1, Translation::identity()).status ==
-          KeyStatus::kIndexOutOfRange);
-    CHECK(f.table.deregister_mr(0) == KeyStatus::kIndexOutOfRange);
-    CHECK(f.table.init_fast_register(0, 1, false) == KeyStatus::kIndexOutOfRange);
-    CHECK(f.table.fast_register(f.frr(0, kLW)) == KeyStatus::kIndexOutOfRange);
-    CHECK(f.table.bind({0, 0, kQp, kPd, kRR, 0x1000, 1}) == KeyStatus::kIndexOutOfRange);
-    CHECK(f.table.local_invalidate(0, kQp, kPd) == KeyStatus::kIndexOutOfRange);
-    CHECK(f.table.remote_invalidate(0, kQp, kPd) == KeyStatus::kIndexOutOfRange);
+    CHECK(f.table.inspect(token_index(softndk::hw::kRecvListEnd))->type == MptType::kUnallocated);
+    // Every control operation refuses a reserved index before looking at anything else.
+    for (const std::uint32_t reserved : {0u, softndk::hw::kRecvListEnd}) {
+        CHECK(f.table.deallocate(reserved) == KeyStatus::kIndexOutOfRange);
+        CHECK(f.table.register_mr(reserved, kLR, 0x1000, 1, Translation::identity()).status ==
+              KeyStatus::kIndexOutOfRange);
+        CHECK(f.table.deregister_mr(reserved) == KeyStatus::kIndexOutOfRange);
+        CHECK(f.table.init_fast_register(reserved, 1, false, kRotate) == KeyStatus::kIndexOutOfRange);
+        CHECK(f.table.fast_register(f.frr(reserved, kLW)) == KeyStatus::kIndexOutOfRange);
+        CHECK(f.table.bind({reserved, 0, kQp, kPd, kRR, 0x1000, 1}) ==
+              KeyStatus::kIndexOutOfRange);
+        CHECK(f.table.local_invalidate(reserved, kQp, kPd) == KeyStatus::kIndexOutOfRange);
+        CHECK(f.table.remote_invalidate(reserved, kQp, kPd) == KeyStatus::kIndexOutOfRange);
+    }
+}
+
+// Fuzz of the allocator: random allocate / privileged / register / fast-register /
+// invalidate / deallocate sequences over a small table, so that indexes are reused
+// and variants wrap many times. No token any operation hands out may be a reserved
+// value (0, kRecvListEnd, or anything else with a reserved index).
+TEST_CASE("no sequence of key operations hands out a reserved token", "[mpt]") {
+    MemoryProtectionTable table{MptLimits{8, 16}};
+    std::vector<Page> memory(2);
+    std::uint64_t rng = 0x9e3779b97f4a7c15ull;
+    const auto random = [&rng](std::uint32_t bound) {
+        rng ^= rng << 13;
+        rng ^= rng >> 7;
+        rng ^= rng << 17;
+        return static_cast<std::uint32_t>(rng % bound);
+    };
+    std::vector<std::uint32_t> live;  // tokens as last handed out
+    std::set<std::uint32_t> seen;
+    const auto handed_out = [&](std::uint32_t token) {
+        CHECK_FALSE(softndk::hw::is_reserved_token(token));
+        seen.insert(token);
+    };
+    std::uint32_t next_pd = 1;
+    for (int step = 0; step < 20000; ++step) {
+        const std::uint32_t op = random(6);
+        if (op == 0 || live.empty()) {
+            const auto type = random(2) == 0 ? MptType::kMr : MptType::kFastRegMr;
+            if (const TokenResult r = table.allocate(type, kPd); r.ok()) {
+                handed_out(r.token);
+                live.push_back(r.token);
+            }
+            continue;
+        }
+        if (op == 1) {
+            const TokenResult r = table.create_privileged(
+                next_pd++, Translation::contiguous(0x1000, 4096, memory[0].bytes.data()));
+            if (r.ok()) {
+                handed_out(r.token);
+                live.push_back(r.token);
+            }
+            continue;
+        }
+        const std::size_t i = random(static_cast<std::uint32_t>(live.size()));
+        std::uint32_t &token = live[i];
+        const auto info = table.inspect(token_index(token));
+        REQUIRE(info.has_value());
+        if (op == 2 && info->type == MptType::kMr && info->state != MptState::kValid) {
+            const TokenResult r = table.register_mr(
+                token, kLW, 0x1000, 4096,
+                Translation::contiguous(0x1000, 4096, memory[1].bytes.data()));
+            REQUIRE(r.ok());
+            handed_out(r.token);
+            token = r.token;
+        } else if (op == 3 && info->type == MptType::kFastRegMr) {
+            if (info->state == MptState::kInvalid) {
+                const auto keys = random(2) == 0 ? kStable : kRotate;
+                REQUIRE(table.init_fast_register(token, 1, false, keys) == KeyStatus::kOk);
+            } else if (info->state == MptState::kFree) {
+                FastRegisterRequest r;
+                std::byte *const page = memory[1].bytes.data();
+                // Stable MRs keep their token; rotating ones take the next variant (a
+                // reused one is refused, which the loop simply tries again later).
+                r.token = random(2) == 0 ? token : make_token(token_index(token),
+                                                              static_cast<std::uint8_t>(token + 1));
+                r.qp_pd = kPd;
+                r.access = kLW;
+                r.iova = 0x2000;
+                r.length = 4096;
+                r.pages = std::span<std::byte *const>(&page, 1);
+                if (table.fast_register(r) == KeyStatus::kOk) {
+                    token = r.token;
+                    handed_out(token);
+                }
+            } else if (info->state == MptState::kValid) {
+                REQUIRE(table.local_invalidate(token, kQp, kPd) == KeyStatus::kOk);
+                token = table.inspect(token_index(token))->token;
+                handed_out(token);
+            }
+        } else if (op == 4) {
+            REQUIRE(table.deallocate(token) == KeyStatus::kOk);
+            live.erase(live.begin() + static_cast<std::ptrdiff_t>(i));
+        }
+    }
+    CHECK(seen.size() > 100);  // indexes were reused with many variants
 }
 
 TEST_CASE("indices at and beyond capacity are out of range", "[mpt]") {
@@ -162,7 +259,7 @@ TEST_CASE("indices at and beyond capacity are out of range", "[mpt]") {
     CHECK_FALSE(f.table.inspect(cap).has_value());
     // Limits are clamped: at least one usable index, at most 2^24 entries.
     MemoryProtectionTable tiny(MptLimits{0, 1});
-    CHECK(tiny.capacity() == 2);
+    CHECK(tiny.capacity() == softndk::hw::kFirstMptIndex + 1);
     CHECK(tiny.allocate(MptType::kMr, kPd).ok());
     CHECK(tiny.allocate(MptType::kMr, kPd).status == KeyStatus::kTableFull);
 }
@@ -476,6 +573,33 @@ TEST_CASE("stale variants fail after fast-register, bind, invalidate and reuse",
     }
 }
 
+TEST_CASE("a stable fast-register token survives every register / invalidate cycle", "[mpt]") {
+    // What drivers do: read the token once after NdkInitializeFastRegisterMr, then use it
+    // for every NdkFastRegister of the MR, locally and remotely invalidated in between.
+    Fixture f;
+    const auto token = f.frmr(true, 4, kPd, kStable);
+    for (int cycle = 0; cycle < 300; ++cycle) {  // more cycles than variants
+        REQUIRE(f.table.fast_register(f.frr(token, kLW | kRR | kRW)) == KeyStatus::kOk);
+        CHECK(f.info(token).token == token);
+        CHECK(use(f.table, token, kRW, 0x7f00'0000'0080, 64, kRemote).ok());
+        // Between registrations the same token fails on state, not variant.
+        const KeyStatus invalidated = cycle % 2 == 0 ? f.table.local_invalidate(token, kQp, kPd)
+                                                     : f.table.remote_invalidate(token, kQp, kPd);
+        REQUIRE(invalidated == KeyStatus::kOk);
+        CHECK(f.info(token).token == token);
+        CHECK(use(f.table, token, kRW, 0x7f00'0000'0080, 64, kRemote).status ==
+              KeyStatus::kNotValid);
+    }
+    // A stable MR refuses a token with another variant: there is only one.
+    CHECK(f.table.fast_register(f.frr(with_variant(token, next(token)), kLW)) ==
+          KeyStatus::kVariantMismatch);
+    // A window's token still rotates on invalidation (its policy is not the MR's).
+    const auto mr = f.mr(kLW | kRR | kRW);
+    const auto w = f.window2(mr, kRR);
+    REQUIRE(f.table.local_invalidate(w, kQp, kPd) == KeyStatus::kOk);
+    CHECK(f.info(w).token != w);
+}
+
 TEST_CASE("a new variant equal to the last valid one is refused", "[mpt]") {
     Fixture f;
     SECTION("fast register") {
@@ -555,20 +679,20 @@ TEST_CASE("register and deregister", "[mpt]") {
 TEST_CASE("init fast register", "[mpt][fast-register]") {
     Fixture f;  // limit 16 pages per MR
     const auto t = f.table.allocate(MptType::kFastRegMr, kPd).token;
-    CHECK(f.table.init_fast_register(t, 0, false) == KeyStatus::kBadPageCount);
-    CHECK(f.table.init_fast_register(t, 17, false) == KeyStatus::kBadPageCount);
-    REQUIRE(f.table.init_fast_register(t, 16, true) == KeyStatus::kOk);
+    CHECK(f.table.init_fast_register(t, 0, false, kRotate) == KeyStatus::kBadPageCount);
+    CHECK(f.table.init_fast_register(t, 17, false, kRotate) == KeyStatus::kBadPageCount);
+    REQUIRE(f.table.init_fast_register(t, 16, true, kRotate) == KeyStatus::kOk);
     CHECK(f.info(t).state == MptState::kFree);
     CHECK(f.info(t).max_pages == 16);
     CHECK(f.info(t).remote_access_enabled);
     // Again while FREE (NDK allows repeated initialisation) ...
-    REQUIRE(f.table.init_fast_register(t, 2, false) == KeyStatus::kOk);
+    REQUIRE(f.table.init_fast_register(t, 2, false, kRotate) == KeyStatus::kOk);
     CHECK(f.info(t).max_pages == 2);
     // ... but not while VALID.
     REQUIRE(f.table.fast_register(f.frr(t, kLW)) == KeyStatus::kOk);
-    CHECK(f.table.init_fast_register(t, 2, false) == KeyStatus::kAlreadyValid);
+    CHECK(f.table.init_fast_register(t, 2, false, kRotate) == KeyStatus::kAlreadyValid);
     const auto mr = f.table.allocate(MptType::kMr, kPd).token;
-    CHECK(f.table.init_fast_register(mr, 2, false) == KeyStatus::kWrongType);
+    CHECK(f.table.init_fast_register(mr, 2, false, kRotate) == KeyStatus::kWrongType);
 }
 
 TEST_CASE("fast register rules", "[mpt][fast-register]") {

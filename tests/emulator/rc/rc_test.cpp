@@ -529,7 +529,7 @@ TEST_CASE("fast-register, use remotely, SEND_WITH_INVALIDATE, then the token is 
     Buffer src(8192), rx(64);
     auto mr_a = p.a->register_mr(p.pd_a, src.data(), src.size());
     auto mr_rx = p.b->register_mr(p.pd_b, rx.data(), rx.size());
-    const uint32_t fr = next_variant(fast_register_mr(*p.b, p.pd_b, 4));
+    const uint32_t fr = fast_register_mr(*p.b, p.pd_b, 4);  // stable: the token for life
     post_fast_register(*p.b, *p.qp_b, fr, target,
                        hw::kAccessLocalWrite | hw::kAccessRemoteWrite | hw::kAccessRemoteRead);
     hw::Cqe c{};
@@ -563,13 +563,75 @@ TEST_CASE("fast-register, use remotely, SEND_WITH_INVALIDATE, then the token is 
     CHECK(c.syndrome == hw::Syndrome::kRemoteAccess);
 }
 
+TEST_CASE("a fast-register MR's token works again after it is registered again",
+          "[rc][frmr][invalidate]") {
+    // NDK drivers cache NdkGetRemoteTokenFromMr once and reuse it for every
+    // registration of the MR (the default, stable keys). Needs a fresh pair: the
+    // previous test's remote access error moved its QPs to the error state.
+    ConnectedPair p;
+    PageBuffer target(1);
+    Buffer src(4096), rx(64);
+    auto mr_a = p.a->register_mr(p.pd_a, src.data(), src.size());
+    auto mr_rx = p.b->register_mr(p.pd_b, rx.data(), rx.size());
+    const uint32_t fr = fast_register_mr(*p.b, p.pd_b, 1);
+    SendOptions w;
+    w.remote_address = target.addr();
+    w.remote_token = fr;
+    hw::Cqe c{};
+    for (int cycle = 0; cycle < 3; ++cycle) {
+        post_fast_register(*p.b, *p.qp_b, fr, target,
+                           hw::kAccessLocalWrite | hw::kAccessRemoteWrite);
+        REQUIRE(Driver::poll(*p.scq_b, c));
+        REQUIRE(c.syndrome == hw::Syndrome::kSuccess);
+        std::memset(src.data(), 0x40 + cycle, 64);
+        p.a->post_send(*p.qp_a, hw::WqeOpcode::kRdmaWrite, {{src.addr(), 64, mr_a.token}}, w);
+        REQUIRE(Driver::poll(*p.scq_a, c));
+        CHECK(c.syndrome == hw::Syndrome::kSuccess);
+        CHECK(target.data[63] == static_cast<uint8_t>(0x40 + cycle));
+        p.b->post_recv(*p.qp_b, {{rx.addr(), 64, mr_rx.token}});
+        SendOptions inv;
+        inv.invalidate_token = fr;
+        p.a->post_send(*p.qp_a, hw::WqeOpcode::kSendInvalidate, {{src.addr(), 4, mr_a.token}},
+                       inv);
+        REQUIRE(Driver::poll(*p.scq_a, c));
+        REQUIRE(c.syndrome == hw::Syndrome::kSuccess);
+        REQUIRE(Driver::poll(*p.rcq_b, c));
+        CHECK(c.invalidated_token == fr);
+    }
+}
+
+TEST_CASE("with the rotate quirk a fast registration needs a new token and retires the old",
+          "[rc][frmr][invalidate]") {
+    Profile rotating = test_profile();
+    rotating.limits.quirks |= hw::kQuirkRotateFastRegisterKeys;
+    ConnectedPair p(rotating, rotating);
+    PageBuffer target(1);
+    const uint32_t t0 = fast_register_mr(*p.b, p.pd_b, 1);
+    const uint32_t t1 = next_variant(t0);
+    post_fast_register(*p.b, *p.qp_b, t1, target, hw::kAccessLocalWrite);
+    hw::Cqe c{};
+    REQUIRE(Driver::poll(*p.scq_b, c));
+    REQUIRE(c.syndrome == hw::Syndrome::kSuccess);
+    // Invalidate, then register again with the token of the last registration: refused,
+    // because under this quirk no earlier token may ever work again.
+    SendOptions inv;
+    inv.invalidate_token = t1;
+    p.b->post_send(*p.qp_b, hw::WqeOpcode::kLocalInvalidate, {}, inv);
+    REQUIRE(Driver::poll(*p.scq_b, c));
+    REQUIRE(c.syndrome == hw::Syndrome::kSuccess);
+    post_fast_register(*p.b, *p.qp_b, t1, target, hw::kAccessLocalWrite);
+    REQUIRE(Driver::poll(*p.scq_b, c));
+    CHECK(c.syndrome == hw::Syndrome::kLocalProtection);
+    CHECK(c.vendor_syndrome == static_cast<uint32_t>(KeyStatus::kVariantReused));
+}
+
 TEST_CASE("READ with local invalidate retires the sink token", "[rc][frmr][invalidate]") {
     ConnectedPair p;
     PageBuffer sink(1);
     Buffer remote(4096);
     remote.data()[10] = 0x77;
     auto mr_b = p.b->register_mr(p.pd_b, remote.data(), remote.size());
-    const uint32_t fr = next_variant(fast_register_mr(*p.a, p.pd_a, 1));
+    const uint32_t fr = fast_register_mr(*p.a, p.pd_a, 1);
     post_fast_register(*p.a, *p.qp_a, fr, sink, hw::kAccessLocalWrite);
     SendOptions r;
     r.flags = hw::kCtrlSignaled | hw::kCtrlReadLocalInvalidate;
@@ -592,7 +654,7 @@ TEST_CASE("READ with local invalidate retires the sink token", "[rc][frmr][inval
 TEST_CASE("FAST_REGISTER of a page no LAM maps is a local protection error", "[rc][frmr][lam]") {
     ConnectedPair p;
     PageBuffer target(2);
-    const uint32_t fr = next_variant(fast_register_mr(*p.b, p.pd_b, 4));
+    const uint32_t fr = fast_register_mr(*p.b, p.pd_b, 4);
     post_fast_register(*p.b, *p.qp_b, fr, target, hw::kAccessLocalWrite, /*without_lam=*/true);
     hw::Cqe c{};
     REQUIRE(Driver::poll(*p.scq_b, c));
@@ -600,7 +662,7 @@ TEST_CASE("FAST_REGISTER of a page no LAM maps is a local protection error", "[r
     CHECK(c.vendor_syndrome == static_cast<uint32_t>(KeyStatus::kUnmappedPage));
     // The same pages through a LAM register (the QP went to error: use a fresh pair).
     ConnectedPair q;
-    const uint32_t fr2 = next_variant(fast_register_mr(*q.b, q.pd_b, 4));
+    const uint32_t fr2 = fast_register_mr(*q.b, q.pd_b, 4);
     post_fast_register(*q.b, *q.qp_b, fr2, target, hw::kAccessLocalWrite);
     REQUIRE(Driver::poll(*q.scq_b, c));
     CHECK(c.syndrome == hw::Syndrome::kSuccess);
