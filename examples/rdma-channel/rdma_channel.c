@@ -849,6 +849,9 @@ static VOID RcOnCompletion(RC_CONNECTION *Connection, const NDK_RESULT_EX *Resul
         if (!Connection->Server) KeSetEvent(&Connection->Finished, IO_NO_INCREMENT, FALSE);
         return;
     }
+    /* NDKPI 2.1: ProviderErrorCode is 0 when Status is a success. */
+    if (Connection->Adapter->Info.Version.Major >= 2)
+        RC_CHECK(driver, Result->ProviderErrorCode == 0);
     switch (wr->Kind) {
         case RcWrReceive:
             if (Connection->Server)
@@ -883,7 +886,9 @@ static VOID RcOnCompletion(RC_CONNECTION *Connection, const NDK_RESULT_EX *Resul
             break;
         case RcWrFastRegister:
         case RcWrWrite:
-            /* SILENT_SUCCESS: a success needs no completion; tolerate one. */
+            /* Posted with SILENT_SUCCESS: a success produces no completion. */
+            RcCheck(driver, FALSE, STATUS_INVALID_DEVICE_STATE,
+                    "a SILENT_SUCCESS request produced a success completion", __LINE__);
             break;
         default:
             RcCheck(driver, FALSE, STATUS_INVALID_PARAMETER, "a completion with an unknown context",
@@ -1192,6 +1197,11 @@ static VOID RcConnectEvent(PVOID Context, NDK_CONNECTOR *Connector) {
         Connector->Dispatch->NdkReject(Connector, NULL, 0);
         Connector->Dispatch->NdkCloseConnector(&Connector->Header, RcIgnoreClose, NULL);
     } else {
+        if (hello.Connection == 0)
+            RC_INFO(
+                "connection 0, passive side: request from handle A's listener, IRD %lu ORD "
+                "%lu",
+                inbound, outbound);
         connection->PeerHello = hello;
         connection->PeerInboundReadLimit = inbound;
         connection->PeerOutboundReadLimit = outbound;
@@ -1287,6 +1297,9 @@ static NTSTATUS RcClientConnect(RC_DRIVER *Driver, RC_CONNECTION *Connection) {
         return STATUS_CONNECTION_REFUSED;
     }
     Connection->SendCredits = peer.ReceiveCredits;
+    if (Connection->Index == 0)
+        RC_INFO("connection 0, active side: accepted with %u credits, IRD %lu ORD %lu",
+                (unsigned)peer.ReceiveCredits, inbound, outbound);
 
     RcSyncInit(&sync);
     status = RcFinish(&sync, Connection->Connector->Dispatch->NdkCompleteConnect(
