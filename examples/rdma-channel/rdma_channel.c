@@ -1043,10 +1043,32 @@ static NTSTATUS RcConnectionCreate(RC_CONNECTION *Connection, RC_ADAPTER *Adapte
     return STATUS_SUCCESS;
 }
 
-/* Waits for the callbacks to leave, then closes in the documented order:
- * connector, QP, MRs, CQs, PD, then the LAMs, MDLs and pool. PASSIVE_LEVEL. */
+/* After the rundown: the completions no callback got to (a notification that
+ * arrived after the rundown began returned without polling). The QP is still
+ * open; Disconnecting keeps the handlers from starting new work. */
+static VOID RcDrainAfterRundown(RC_CONNECTION *Connection) {
+    NDK_CQ *cqs[2] = {Connection->ReceiveCq, Connection->InitiatorCq};
+    NDK_RESULT_EX results[RC_POLL_BATCH];
+    KIRQL irql;
+    ULONG n;
+    InterlockedExchange(&Connection->Disconnecting, 1);
+    for (ULONG q = 0; q < 2; ++q) {
+        while ((n = cqs[q]->Dispatch->NdkGetCqResultsEx(cqs[q], results, RC_POLL_BATCH)) != 0) {
+            for (ULONG i = 0; i < n; ++i) {
+                KeAcquireSpinLock(&Connection->Lock, &irql);
+                RcOnCompletion(Connection, &results[i]);
+                KeReleaseSpinLock(&Connection->Lock, irql);
+            }
+        }
+    }
+}
+
+/* Waits for the callbacks to leave and takes what they left in the CQs, then
+ * closes in the documented order: connector, QP, MRs, CQs, PD, then the LAMs,
+ * MDLs and pool. PASSIVE_LEVEL. */
 static VOID RcConnectionClose(RC_CONNECTION *Connection) {
     ExWaitForRundownProtectionRelease(&Connection->Rundown);
+    if (Connection->Connected) RcDrainAfterRundown(Connection);
     if (Connection->Connector != NULL)
         RcClose(&Connection->Connector->Header, Connection->Connector->Dispatch->NdkCloseConnector);
     Connection->Connector = NULL;
@@ -1125,17 +1147,15 @@ static VOID RcDisconnectWorker(PDEVICE_OBJECT DeviceObject, PVOID Context) {
         ExReleaseRundownProtection(&connection->Rundown);
         return;
     }
-    /* The client disconnects after its last request completed. */
-    KeAcquireSpinLock(&connection->Lock, &irql);
-    done = connection->Served;
-    KeReleaseSpinLock(&connection->Lock, irql);
-    RC_CHECK(driver, done == RC_REQUESTS_PER_CONNECTION);
     if (connection->DisconnectBothSides) {
         const NTSTATUS status = RcDisconnect(connection);
         RC_OK(driver, status, "NdkDisconnect (server, after the peer's)");
     }
     ExReleaseRundownProtection(&connection->Rundown);
     RcConnectionClose(connection);
+    /* The client disconnects once it has every response, but the completions
+     * of the last response sends may have been reaped only by the drain above. */
+    RC_CHECK(driver, connection->Served == RC_REQUESTS_PER_CONNECTION);
     KeSetEvent(&connection->Finished, IO_NO_INCREMENT, FALSE);
 }
 
