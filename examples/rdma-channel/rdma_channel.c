@@ -267,6 +267,7 @@ typedef struct _RC_CONNECTION {
     volatile LONG Disconnecting;
     ULONG PeerInboundReadLimit;
     ULONG PeerOutboundReadLimit;
+    USHORT PeerPort; /* server: the client's ND port, from NdkGetPeerAddress */
     RC_HELLO PeerHello;
 
     RC_BUFFER Receives; /* RC_RECEIVE_DEPTH messages */
@@ -1099,6 +1100,14 @@ static VOID RcConnectionClose(RC_CONNECTION *Connection) {
 /* Both CQs armed: from now on the callbacks run the connection. */
 static VOID RcConnectionStart(RC_CONNECTION *Connection) {
     KIRQL irql;
+    /* Receive notifications moderated by time (20 us, no count), as SMB Direct
+     * does, where the adapter supports it. */
+    if (Connection->Adapter->Info.AdapterFlags &
+        NDK_ADAPTER_FLAG_CQ_INTERRUPT_MODERATION_SUPPORTED) {
+        const NTSTATUS status = Connection->ReceiveCq->Dispatch->NdkControlCqInterruptModeration(
+            Connection->ReceiveCq, 20, MAXULONG);
+        RC_OK(Connection->Driver, status, "NdkControlCqInterruptModeration");
+    }
     Connection->ReceiveCq->Dispatch->NdkArmCq(Connection->ReceiveCq, NDK_CQ_NOTIFY_ANY);
     Connection->InitiatorCq->Dispatch->NdkArmCq(Connection->InitiatorCq, NDK_CQ_NOTIFY_ANY);
     if (Connection->Server) return;
@@ -1223,6 +1232,7 @@ static VOID RcConnectEvent(PVOID Context, NDK_CONNECTOR *Connector) {
                 "%lu",
                 inbound, outbound);
         connection->PeerHello = hello;
+        connection->PeerPort = ((SOCKADDR_IN *)&peer)->sin_port;
         connection->PeerInboundReadLimit = inbound;
         connection->PeerOutboundReadLimit = outbound;
         IoQueueWorkItem(connection->AcceptWork, RcAcceptWorker, DelayedWorkQueue, connection);
@@ -1328,6 +1338,20 @@ static NTSTATUS RcClientConnect(RC_DRIVER *Driver, RC_CONNECTION *Connection) {
     if (!RC_OK(Driver, status, "NdkCompleteConnect")) return status;
     Connection->Connected = TRUE;
     RcConnectionStart(Connection);
+
+    /* The port the provider picked for us is the one the server saw. */
+    {
+        RC_CONNECTION *server = Driver->Servers[Connection->Index];
+        SOCKADDR_STORAGE local;
+        ULONG localLength = sizeof local;
+        RtlZeroMemory(&local, sizeof local);
+        status = Connection->Connector->Dispatch->NdkGetLocalAddress(
+            Connection->Connector, (PSOCKADDR)&local, &localLength);
+        if (RC_OK(Driver, status, "NdkGetLocalAddress (active side)"))
+            RC_CHECK(Driver, RcSameIpv4(&local, &Driver->ClientAddress) &&
+                                 ((SOCKADDR_IN *)&local)->sin_port != 0 &&
+                                 ((SOCKADDR_IN *)&local)->sin_port == server->PeerPort);
+    }
     return STATUS_SUCCESS;
 }
 
