@@ -1100,6 +1100,8 @@ static VOID RcConnectionClose(RC_CONNECTION *Connection) {
 /* Both CQs armed: from now on the callbacks run the connection. */
 static VOID RcConnectionStart(RC_CONNECTION *Connection) {
     KIRQL irql;
+    /* Callers too hold the rundown while they use the connection. */
+    if (!ExAcquireRundownProtection(&Connection->Rundown)) return;
     /* Receive notifications moderated by time (20 us, no count), as SMB Direct
      * does, where the adapter supports it. */
     if (Connection->Adapter->Info.AdapterFlags &
@@ -1110,10 +1112,12 @@ static VOID RcConnectionStart(RC_CONNECTION *Connection) {
     }
     Connection->ReceiveCq->Dispatch->NdkArmCq(Connection->ReceiveCq, NDK_CQ_NOTIFY_ANY);
     Connection->InitiatorCq->Dispatch->NdkArmCq(Connection->InitiatorCq, NDK_CQ_NOTIFY_ANY);
-    if (Connection->Server) return;
-    KeAcquireSpinLock(&Connection->Lock, &irql);
-    RcClientPump(Connection);
-    KeReleaseSpinLock(&Connection->Lock, irql);
+    if (!Connection->Server) {
+        KeAcquireSpinLock(&Connection->Lock, &irql);
+        RcClientPump(Connection);
+        KeReleaseSpinLock(&Connection->Lock, irql);
+    }
+    ExReleaseRundownProtection(&Connection->Rundown);
 }
 
 /* ------------------------------------------------------------------------- */
