@@ -7,7 +7,7 @@
  * (WskOpenNdkAdapter on the same interface index, as independent subsystems of
  * one driver would):
  *
- *   handle A   the listener; the connectors it delivers to its connect event
+ *   handle A   the listeners; the connectors they deliver to their connect event
  *   handle B   the accepting side: PD, receive CQ, initiator CQ and QP of every
  *              accepted connection (NdkAccept joins a connector of A to a QP of B)
  *   handle C   the initiating side: PD, CQs, QP, connector, and per connection
@@ -51,8 +51,10 @@
  *   callers acquire it, teardown waits for it before closing anything;
  * - close in the documented order: connector, QP, MRs, CQs, PD, NdkReleaseLAM,
  *   MDLs and pool, the listener, the adapters, WSK.
- * Connections with an odd index are disconnected by both sides (the server calls
- * NdkDisconnect from its disconnect work item as well); even ones by the client only.
+ * Handle A listens on 127.0.0.1 and on ::1 (one listener each): connections 0
+ * and 1 run over IPv4, 2 and 3 over IPv6. Connections with an odd index are
+ * disconnected by both sides (the server calls NdkDisconnect from its disconnect
+ * work item as well); even ones by the client only.
  *
  * DriverUnload logs "rdma-channel: all checks passed", or the failed checks
  * followed by a bug check (the runner then dies with SIGABRT). The driver needs
@@ -81,9 +83,17 @@
 #define RC_POOL_TAG ((ULONG)0x6E684352) /* 'RChn' in a pool dump */
 
 /* A real driver reads these from its registry key. */
-#define RC_ADAPTER_ALIAS  L"rnic0"
-#define RC_LISTEN_ADDRESS "127.0.0.1:18520"
-#define RC_CLIENT_ADDRESS "127.0.0.1" /* no port: the provider picks one */
+#define RC_ADAPTER_ALIAS   L"rnic0"
+#define RC_LISTEN_ADDRESS  "127.0.0.1:18520"
+#define RC_CLIENT_ADDRESS  "127.0.0.1" /* no port: the provider picks one */
+#define RC_LISTEN_ADDRESS6 "[::1]:18520"
+#define RC_CLIENT_ADDRESS6 "::1"
+
+/* Address families, as indexes: one listener each. The first half of the
+ * connections run over IPv4, the second half over IPv6. */
+#define RC_IPV4     0
+#define RC_IPV6     1
+#define RC_FAMILIES 2
 
 #define RC_CONNECTIONS             4
 #define RC_FRMRS_PER_CONNECTION    256
@@ -252,6 +262,7 @@ typedef struct _RC_CONNECTION {
     ULONG Index;
     BOOLEAN Server;
     BOOLEAN DisconnectBothSides;
+    ULONG Family; /* RC_IPV4 or RC_IPV6 */
     RC_ADAPTER *Adapter;
     EX_RUNDOWN_REF Rundown;
     KSPIN_LOCK Lock;
@@ -315,11 +326,11 @@ typedef struct _RC_DRIVER {
 
     NET_IFINDEX IfIndex;
     RC_ADAPTER Adapters[RcHandleCount];
-    SOCKADDR_IN ListenAddress;
-    SOCKADDR_IN ClientAddress;
+    SOCKADDR_INET ListenAddress[RC_FAMILIES];
+    SOCKADDR_INET ClientAddress[RC_FAMILIES];
 
-    NDK_LISTENER *Listener;
-    EX_RUNDOWN_REF ListenerRundown;
+    NDK_LISTENER *Listeners[RC_FAMILIES];
+    EX_RUNDOWN_REF ListenerRundown; /* guards both listeners' connect events */
 
     PDEVICE_OBJECT Device;
     PVOID ChannelThread; /* referenced thread object */
@@ -1178,9 +1189,26 @@ static VOID RcDisconnectWorker(PDEVICE_OBJECT DeviceObject, PVOID Context) {
 
 static IO_WORKITEM_ROUTINE RcAcceptWorker;
 
-static BOOLEAN RcSameIpv4(const SOCKADDR_STORAGE *Address, const SOCKADDR_IN *Expected) {
-    const SOCKADDR_IN *in = (const SOCKADDR_IN *)Address;
-    return (BOOLEAN)(in->sin_family == AF_INET && in->sin_addr.s_addr == Expected->sin_addr.s_addr);
+static ULONG RcFamilyOf(const SOCKADDR_INET *Address) {
+    return Address->si_family == AF_INET6 ? RC_IPV6 : RC_IPV4;
+}
+
+static USHORT RcPortOf(const SOCKADDR_INET *Address) {
+    return Address->si_family == AF_INET6 ? Address->Ipv6.sin6_port : Address->Ipv4.sin_port;
+}
+
+static ULONG RcLengthOf(const SOCKADDR_INET *Address) {
+    return Address->si_family == AF_INET6 ? sizeof(SOCKADDR_IN6) : sizeof(SOCKADDR_IN);
+}
+
+/* Same family and IP address; ports are the callers' business. */
+static BOOLEAN RcSameIp(const SOCKADDR_STORAGE *Address, const SOCKADDR_INET *Expected) {
+    const SOCKADDR_INET *a = (const SOCKADDR_INET *)Address;
+    if (a->si_family != Expected->si_family) return FALSE;
+    if (a->si_family == AF_INET)
+        return (BOOLEAN)(a->Ipv4.sin_addr.s_addr == Expected->Ipv4.sin_addr.s_addr);
+    return (BOOLEAN)RtlEqualMemory(&a->Ipv6.sin6_addr, &Expected->Ipv6.sin6_addr,
+                                   sizeof a->Ipv6.sin6_addr);
 }
 
 /* Provider thread, must not block: look at the request, claim the server
@@ -1193,6 +1221,7 @@ static VOID RcConnectEvent(PVOID Context, NDK_CONNECTOR *Connector) {
     ULONG helloLength = sizeof hello;
     ULONG inbound = 0, outbound = 0;
     RC_CONNECTION *connection = NULL;
+    ULONG family;
     NTSTATUS status;
 
     if (!ExAcquireRundownProtection(&driver->ListenerRundown)) {
@@ -1202,14 +1231,17 @@ static VOID RcConnectEvent(PVOID Context, NDK_CONNECTOR *Connector) {
     RtlZeroMemory(&peer, sizeof peer);
     RtlZeroMemory(&local, sizeof local);
     RtlZeroMemory(&hello, sizeof hello);
+    /* Which listener it came through: the family of the addresses. */
     status = Connector->Dispatch->NdkGetPeerAddress(Connector, (PSOCKADDR)&peer, &peerLength);
+    family = RcFamilyOf((const SOCKADDR_INET *)&peer);
     if (RC_OK(driver, status, "NdkGetPeerAddress"))
-        RC_CHECK(driver, RcSameIpv4(&peer, &driver->ClientAddress) &&
-                             ((SOCKADDR_IN *)&peer)->sin_port != 0);
+        RC_CHECK(driver, RcSameIp(&peer, &driver->ClientAddress[family]) &&
+                             RcPortOf((const SOCKADDR_INET *)&peer) != 0);
     status = Connector->Dispatch->NdkGetLocalAddress(Connector, (PSOCKADDR)&local, &localLength);
     if (RC_OK(driver, status, "NdkGetLocalAddress"))
-        RC_CHECK(driver, RcSameIpv4(&local, &driver->ListenAddress) &&
-                             ((SOCKADDR_IN *)&local)->sin_port == driver->ListenAddress.sin_port);
+        RC_CHECK(driver, RcSameIp(&local, &driver->ListenAddress[family]) &&
+                             RcPortOf((const SOCKADDR_INET *)&local) ==
+                                 RcPortOf(&driver->ListenAddress[family]));
     /* The provider's private-data buffer may be larger than the hello: the
      * first bytes are copied and BUFFER_TOO_SMALL says there were more. */
     status = Connector->Dispatch->NdkGetConnectionData(Connector, &inbound, &outbound, &hello,
@@ -1222,8 +1254,9 @@ static VOID RcConnectEvent(PVOID Context, NDK_CONNECTOR *Connector) {
         RC_CHECK(driver, inbound >= 1 && inbound <= RC_READ_LIMIT && outbound >= 1 &&
                              outbound <= RC_READ_LIMIT)) {
         connection = driver->Servers[hello.Connection];
-        if (InterlockedCompareExchangePointer(&connection->Incoming, Connector, NULL) != NULL)
-            connection = NULL; /* a second request for the same connection */
+        if (!RC_CHECK(driver, connection->Family == family) ||
+            InterlockedCompareExchangePointer(&connection->Incoming, Connector, NULL) != NULL)
+            connection = NULL; /* the wrong listener, or a second request */
     }
     if (connection == NULL) {
         RcCheck(driver, FALSE, STATUS_CONNECTION_REFUSED, "connect request refused", __LINE__);
@@ -1236,7 +1269,7 @@ static VOID RcConnectEvent(PVOID Context, NDK_CONNECTOR *Connector) {
                 "%lu",
                 inbound, outbound);
         connection->PeerHello = hello;
-        connection->PeerPort = ((SOCKADDR_IN *)&peer)->sin_port;
+        connection->PeerPort = RcPortOf((const SOCKADDR_INET *)&peer);
         connection->PeerInboundReadLimit = inbound;
         connection->PeerOutboundReadLimit = outbound;
         IoQueueWorkItem(connection->AcceptWork, RcAcceptWorker, DelayedWorkQueue, connection);
@@ -1287,6 +1320,8 @@ static VOID RcAcceptWorker(PDEVICE_OBJECT DeviceObject, PVOID Context) {
 
 static NTSTATUS RcClientConnect(RC_DRIVER *Driver, RC_CONNECTION *Connection) {
     NDK_ADAPTER *adapter = Driver->Adapters[RcHandleConnect].Ndk;
+    const SOCKADDR_INET *source = &Driver->ClientAddress[Connection->Family];
+    const SOCKADDR_INET *destination = &Driver->ListenAddress[Connection->Family];
     RC_HELLO hello, peer;
     ULONG peerLength = sizeof peer;
     ULONG inbound = 0, outbound = 0;
@@ -1311,10 +1346,9 @@ static NTSTATUS RcClientConnect(RC_DRIVER *Driver, RC_CONNECTION *Connection) {
     RcSyncInit(&sync);
     status = RcFinish(
         &sync, Connection->Connector->Dispatch->NdkConnect(
-                   Connection->Connector, Connection->Qp, (PSOCKADDR)&Driver->ClientAddress,
-                   sizeof Driver->ClientAddress, (PSOCKADDR)&Driver->ListenAddress,
-                   sizeof Driver->ListenAddress, RC_READ_LIMIT, RC_READ_LIMIT, &hello, sizeof hello,
-                   RcRequestCompletion, &sync));
+                   Connection->Connector, Connection->Qp, (PSOCKADDR)source, RcLengthOf(source),
+                   (PSOCKADDR)destination, RcLengthOf(destination), RC_READ_LIMIT, RC_READ_LIMIT,
+                   &hello, sizeof hello, RcRequestCompletion, &sync));
     if (!RC_OK(Driver, status, "NdkConnect")) return status;
 
     RtlZeroMemory(&peer, sizeof peer);
@@ -1352,29 +1386,32 @@ static NTSTATUS RcClientConnect(RC_DRIVER *Driver, RC_CONNECTION *Connection) {
         status = Connection->Connector->Dispatch->NdkGetLocalAddress(
             Connection->Connector, (PSOCKADDR)&local, &localLength);
         if (RC_OK(Driver, status, "NdkGetLocalAddress (active side)"))
-            RC_CHECK(Driver, RcSameIpv4(&local, &Driver->ClientAddress) &&
-                                 ((SOCKADDR_IN *)&local)->sin_port != 0 &&
-                                 ((SOCKADDR_IN *)&local)->sin_port == server->PeerPort);
+            RC_CHECK(Driver, RcSameIp(&local, source) &&
+                                 RcPortOf((const SOCKADDR_INET *)&local) != 0 &&
+                                 RcPortOf((const SOCKADDR_INET *)&local) == server->PeerPort);
     }
     return STATUS_SUCCESS;
 }
 
-static NTSTATUS RcListen(RC_DRIVER *Driver) {
+/* One listener per address family, both on handle A. */
+static NTSTATUS RcListen(RC_DRIVER *Driver, ULONG Family) {
     NDK_ADAPTER *adapter = Driver->Adapters[RcHandleListen].Ndk;
+    NDK_LISTENER **listener = &Driver->Listeners[Family];
+    const SOCKADDR_INET *address = &Driver->ListenAddress[Family];
     RC_SYNC sync;
     NTSTATUS status;
 
     RcSyncInit(&sync);
-    status = RcFinishCreate(
-        &sync,
-        adapter->Dispatch->NdkCreateListener(adapter, RcConnectEvent, Driver, RcCreateCompletion,
-                                             &sync, &Driver->Listener),
-        (PVOID *)&Driver->Listener);
+    status =
+        RcFinishCreate(&sync,
+                       adapter->Dispatch->NdkCreateListener(adapter, RcConnectEvent, Driver,
+                                                            RcCreateCompletion, &sync, listener),
+                       (PVOID *)listener);
     if (!NT_SUCCESS(status)) return status;
     RcSyncInit(&sync);
-    return RcFinish(&sync, Driver->Listener->Dispatch->NdkListen(
-                               Driver->Listener, (PSOCKADDR)&Driver->ListenAddress,
-                               sizeof Driver->ListenAddress, RcRequestCompletion, &sync));
+    return RcFinish(
+        &sync, (*listener)->Dispatch->NdkListen(*listener, (PSOCKADDR)address, RcLengthOf(address),
+                                                RcRequestCompletion, &sync));
 }
 
 /* Waits for Event up to the deadline (interrupt time, 100 ns units). */
@@ -1393,8 +1430,9 @@ static VOID RcChannelThread(PVOID Context) {
     ULONG remote = 0, local = 0, fewestCycles = MAXULONG, mostCycles = 0, chain = 0;
     NTSTATUS status;
 
-    status = RcListen(driver);
-    if (RC_OK(driver, status, "NdkCreateListener/NdkListen (handle A)")) {
+    status = RcListen(driver, RC_IPV4);
+    if (NT_SUCCESS(status)) status = RcListen(driver, RC_IPV6);
+    if (RC_OK(driver, status, "NdkCreateListener/NdkListen (handle A, IPv4 and IPv6)")) {
         for (ULONG i = 0; i < RC_CONNECTIONS; ++i)
             RcClientConnect(driver, driver->Clients[i]);
     }
@@ -1433,13 +1471,15 @@ static VOID RcChannelThread(PVOID Context) {
         RC_CHECK(driver, RcWaitUntil(&server->Finished, deadline));
     }
     /* The listener's close pends while accepted connectors live: they are closed. */
-    if (driver->Listener != NULL) {
-        ExWaitForRundownProtectionRelease(&driver->ListenerRundown);
-        RcClose(&driver->Listener->Header, driver->Listener->Dispatch->NdkCloseListener);
-        driver->Listener = NULL;
+    ExWaitForRundownProtectionRelease(&driver->ListenerRundown);
+    for (ULONG f = 0; f < RC_FAMILIES; ++f) {
+        NDK_LISTENER *listener = driver->Listeners[f];
+        if (listener != NULL) RcClose(&listener->Header, listener->Dispatch->NdkCloseListener);
+        driver->Listeners[f] = NULL;
     }
     RC_INFO(
-        "%lu connections x %lu requests; %lu remote and %lu local invalidations; %lu to "
+        "%lu connections (IPv4, IPv6) x %lu requests; %lu remote and %lu local invalidations; %lu "
+        "to "
         "%lu registrations per MR; up to %lu requests per DEFER chain",
         (ULONG)RC_CONNECTIONS, (ULONG)RC_REQUESTS_PER_CONNECTION, remote, local, fewestCycles,
         mostCycles, chain);
@@ -1509,19 +1549,32 @@ static NTSTATUS RcOpenAdapter(RC_DRIVER *Driver, RC_ADAPTER *Adapter) {
 static NTSTATUS RcResolveAddresses(RC_DRIVER *Driver) {
     NET_LUID luid;
     USHORT port;
+    ULONG scope;
     NTSTATUS status;
 
     /* Ports come back in network byte order, as sockaddrs want them. */
-    status =
-        RtlIpv4StringToAddressExA(RC_LISTEN_ADDRESS, TRUE, &Driver->ListenAddress.sin_addr, &port);
+    status = RtlIpv4StringToAddressExA(RC_LISTEN_ADDRESS, TRUE,
+                                       &Driver->ListenAddress[RC_IPV4].Ipv4.sin_addr, &port);
     if (!NT_SUCCESS(status)) return status;
-    Driver->ListenAddress.sin_family = AF_INET;
-    Driver->ListenAddress.sin_port = port;
-    status =
-        RtlIpv4StringToAddressExA(RC_CLIENT_ADDRESS, TRUE, &Driver->ClientAddress.sin_addr, &port);
+    Driver->ListenAddress[RC_IPV4].Ipv4.sin_family = AF_INET;
+    Driver->ListenAddress[RC_IPV4].Ipv4.sin_port = port;
+    status = RtlIpv4StringToAddressExA(RC_CLIENT_ADDRESS, TRUE,
+                                       &Driver->ClientAddress[RC_IPV4].Ipv4.sin_addr, &port);
     if (!NT_SUCCESS(status)) return status;
-    Driver->ClientAddress.sin_family = AF_INET;
-    Driver->ClientAddress.sin_port = port;
+    Driver->ClientAddress[RC_IPV4].Ipv4.sin_family = AF_INET;
+    Driver->ClientAddress[RC_IPV4].Ipv4.sin_port = port;
+    status = RtlIpv6StringToAddressExA(
+        RC_LISTEN_ADDRESS6, &Driver->ListenAddress[RC_IPV6].Ipv6.sin6_addr, &scope, &port);
+    if (!NT_SUCCESS(status)) return status;
+    Driver->ListenAddress[RC_IPV6].Ipv6.sin6_family = AF_INET6;
+    Driver->ListenAddress[RC_IPV6].Ipv6.sin6_port = port;
+    Driver->ListenAddress[RC_IPV6].Ipv6.sin6_scope_id = scope;
+    status = RtlIpv6StringToAddressExA(
+        RC_CLIENT_ADDRESS6, &Driver->ClientAddress[RC_IPV6].Ipv6.sin6_addr, &scope, &port);
+    if (!NT_SUCCESS(status)) return status;
+    Driver->ClientAddress[RC_IPV6].Ipv6.sin6_family = AF_INET6;
+    Driver->ClientAddress[RC_IPV6].Ipv6.sin6_port = port;
+    Driver->ClientAddress[RC_IPV6].Ipv6.sin6_scope_id = scope;
     /* Interface alias -> LUID -> index, as WskOpenNdkAdapter wants it. */
     status = ConvertInterfaceAliasToLuid(RC_ADAPTER_ALIAS, &luid);
     if (!NT_SUCCESS(status)) return status;
@@ -1540,6 +1593,7 @@ static RC_CONNECTION *RcConnectionAllocate(RC_DRIVER *Driver, ULONG Index, BOOLE
     connection->Index = Index;
     connection->Server = Server;
     connection->DisconnectBothSides = (BOOLEAN)((Index & 1) != 0);
+    connection->Family = Index < RC_CONNECTIONS / 2 ? RC_IPV4 : RC_IPV6;
     ExInitializeRundownProtection(&connection->Rundown);
     KeInitializeSpinLock(&connection->Lock);
     KeInitializeEvent(&connection->Finished, NotificationEvent, FALSE);
