@@ -56,12 +56,15 @@
  * disconnected by both sides (the server calls NdkDisconnect from its disconnect
  * work item as well); even ones by the client only.
  *
+ * The server reads into privileged-token LAM memory where the adapter allows it
+ * (NDK_ADAPTER_FLAG_RDMA_READ_SINK_NOT_REQUIRED, RoCE/InfiniBand); otherwise
+ * (iWARP) into the same buffer registered with NdkRegisterMr(RDMA_READ_SINK),
+ * through its local token and virtual addresses.
+ *
  * DriverUnload logs "rdma-channel: all checks passed", or the failed checks
  * followed by a bug check (the runner then dies with SIGABRT). The driver needs
- * NDKPI 1.2 (GetCqResultsEx, DEFER, SendAndInvalidate) and an adapter whose read
- * sinks need no special rights (NDK_ADAPTER_FLAG_RDMA_READ_SINK_NOT_REQUIRED: the
- * server reads into privileged-token memory); DriverEntry fails with
- * STATUS_NOT_SUPPORTED otherwise.
+ * NDKPI 1.2 (GetCqResultsEx, DEFER, SendAndInvalidate); DriverEntry fails with
+ * STATUS_NOT_SUPPORTED otherwise, or if the adapter's limits are below its sizes.
  *
  * Only WDK headers; no main(): SoftNDK::driver_main calls DriverEntry and
  * DriverUnload as the I/O manager would.
@@ -284,6 +287,10 @@ typedef struct _RC_CONNECTION {
     RC_BUFFER Receives; /* RC_RECEIVE_DEPTH messages */
     RC_BUFFER Sends;    /* RC_WINDOW (client) or RC_SERVER_SLOTS (server) messages */
     RC_BUFFER Io;       /* as many I/O slots */
+    /* Server, when read sinks need rights (iWARP): Io registered as a read sink. */
+    NDK_MR *ReadSinkMr;
+    BOOLEAN ReadSinkRegistered;
+    UINT32 ReadSinkToken;
     RC_WR ReceiveWr[RC_RECEIVE_DEPTH];
 
     LONG SendCredits;
@@ -762,6 +769,13 @@ static VOID RcServerStart(RC_CONNECTION *Connection, ULONG Slot, const RC_MESSAG
         if (!RC_OK(driver, status, "NdkWrite")) return;
     } else {
         RtlFillMemory(Connection->Io.Data + ioOffset, Request->RemoteLength, 0xDD);
+        if (Connection->ReadSinkMr != NULL) {
+            /* A registered read sink: one SGE of virtual addresses. */
+            sges[0].VirtualAddress = Connection->Io.Data + ioOffset;
+            sges[0].Length = Request->RemoteLength;
+            sges[0].MemoryRegionToken = Connection->ReadSinkToken;
+            n = 1;
+        }
         status = Connection->Qp->Dispatch->NdkRead(Connection->Qp, &slot->ReadWr, sges, n,
                                                    Request->RemoteAddress, Request->RemoteToken,
                                                    NDK_OP_FLAG_DEFER);
@@ -1005,6 +1019,29 @@ static NTSTATUS RcConnectionCreate(RC_CONNECTION *Connection, RC_ADAPTER *Adapte
         status = RcBufferCreate(Adapter, (SIZE_T)slots * RC_IO_PAGES * PAGE_SIZE, &Connection->Io);
     if (!NT_SUCCESS(status)) return status;
 
+    if (Connection->Server &&
+        (Adapter->Info.AdapterFlags & NDK_ADAPTER_FLAG_RDMA_READ_SINK_NOT_REQUIRED) == 0) {
+        /* The privileged token grants no read-sink right here: register the
+         * I/O buffer itself, once, as a read sink. */
+        RcSyncInit(&sync);
+        status = RcFinishCreate(
+            &sync,
+            Connection->Pd->Dispatch->NdkCreateMr(Connection->Pd, FALSE, RcCreateCompletion, &sync,
+                                                  &Connection->ReadSinkMr),
+            (PVOID *)&Connection->ReadSinkMr);
+        if (!NT_SUCCESS(status)) return status;
+        RcSyncInit(&sync);
+        status =
+            RcFinish(&sync, Connection->ReadSinkMr->Dispatch->NdkRegisterMr(
+                                Connection->ReadSinkMr, Connection->Io.Mdl, Connection->Io.Length,
+                                NDK_MR_FLAG_ALLOW_LOCAL_WRITE | NDK_MR_FLAG_RDMA_READ_SINK,
+                                RcRequestCompletion, &sync));
+        if (!NT_SUCCESS(status)) return status;
+        Connection->ReadSinkRegistered = TRUE;
+        Connection->ReadSinkToken =
+            Connection->ReadSinkMr->Dispatch->NdkGetLocalTokenFromMr(Connection->ReadSinkMr);
+    }
+
     if (!Connection->Server) {
         /* Pre-created and pre-initialised, as production drivers keep them: the
          * data path only fast-registers and invalidates. */
@@ -1087,6 +1124,19 @@ static VOID RcConnectionClose(RC_CONNECTION *Connection) {
     if (Connection->Qp != NULL)
         RcClose(&Connection->Qp->Header, Connection->Qp->Dispatch->NdkCloseQp);
     Connection->Qp = NULL;
+    if (Connection->ReadSinkMr != NULL) {
+        NDK_MR *mr = Connection->ReadSinkMr;
+        if (Connection->ReadSinkRegistered) {
+            RC_SYNC sync;
+            NTSTATUS status;
+            RcSyncInit(&sync);
+            status = RcFinish(&sync, mr->Dispatch->NdkDeregisterMr(mr, RcRequestCompletion, &sync));
+            RC_OK(Connection->Driver, status, "NdkDeregisterMr (read sink)");
+        }
+        RcClose(&mr->Header, mr->Dispatch->NdkCloseMr);
+        Connection->ReadSinkMr = NULL;
+        Connection->ReadSinkRegistered = FALSE;
+    }
     for (ULONG i = 0; i < RC_FRMRS_PER_CONNECTION; ++i) {
         NDK_MR *mr = Connection->Frmrs[i].Mr;
         if (mr != NULL) RcClose(&mr->Header, mr->Dispatch->NdkCloseMr);
@@ -1532,8 +1582,7 @@ static NTSTATUS RcOpenAdapter(RC_DRIVER *Driver, RC_ADAPTER *Adapter) {
     if (!NT_SUCCESS(status)) return status;
     /* What this driver's sizes need of the adapter. */
     if (info->Version.Major == 1 && info->Version.Minor < 2) return STATUS_NOT_SUPPORTED;
-    if ((info->AdapterFlags & NDK_ADAPTER_FLAG_RDMA_READ_SINK_NOT_REQUIRED) == 0 ||
-        info->FRMRPageCount < RC_IO_PAGES || info->MaxReceiveRequestSge < RC_RECEIVE_SGES ||
+    if (info->FRMRPageCount < RC_IO_PAGES || info->MaxReceiveRequestSge < RC_RECEIVE_SGES ||
         info->MaxInitiatorRequestSge < RC_INITIATOR_SGES ||
         info->MaxReadRequestSge < RC_INITIATOR_SGES ||
         info->MaxTransferLength < RC_HEADER_BYTES + RC_MAX_PAYLOAD ||
