@@ -42,15 +42,17 @@
  * - NDK_OP_FLAG_DEFER chains ended by a request without DEFER (the doorbell), and
  *   SILENT_SUCCESS on the fast registrations and writes nobody waits for;
  * - CQ notification callbacks that poll NdkGetCqResultsEx until empty, repost
- *   receives, re-arm with NdkArmCq and poll once more to close the race;
+ *   receives, re-arm with NdkArmCq and poll once more to close the race; receive
+ *   CQs moderated (NdkControlCqInterruptModeration) where the adapter can;
  * - connect and disconnect events that only look, then hand the work to an
  *   IO_WORKITEM (accept, teardown), never blocking in the callback;
  * - NdkGetPeerAddress / NdkGetLocalAddress / NdkGetConnectionData in the connect
  *   event, NdkGetConnectionData (private data, IRD/ORD) after NdkConnect;
- * - an EX_RUNDOWN_REF on every connection and on the listener: callbacks and
- *   callers acquire it, teardown waits for it before closing anything;
+ * - an EX_RUNDOWN_REF on every connection and one for the listeners: callbacks
+ *   and callers acquire it; teardown waits for it and drains the CQs before
+ *   closing anything;
  * - close in the documented order: connector, QP, MRs, CQs, PD, NdkReleaseLAM,
- *   MDLs and pool, the listener, the adapters, WSK.
+ *   MDLs and pool, the listeners, the adapters, WSK.
  * Handle A listens on 127.0.0.1 and on ::1 (one listener each): connections 0
  * and 1 run over IPv4, 2 and 3 over IPv6. Connections with an odd index are
  * disconnected by both sides (the server calls NdkDisconnect from its disconnect
