@@ -238,9 +238,10 @@ TEST_CASE("NdkConnectWithSharedEndpoint checks its arguments",
           "[provider][shared-endpoint][connector][device]") {
     Wsk wsk;
     Side client(wsk), server(wsk);
-    NDK_SHARED_ENDPOINT *se = nullptr, *foreign = nullptr;
+    // (An endpoint of another handle of the same interface is valid: handles of one
+    // interface share the port, see connector_test.cpp.)
+    NDK_SHARED_ENDPOINT *se = nullptr;
     REQUIRE(create_shared_endpoint(client, ipv4("127.0.0.1", 0), &se) == STATUS_SUCCESS);
-    REQUIRE(create_shared_endpoint(server, ipv4("127.0.0.1", 0), &foreign) == STATUS_SUCCESS);
     Incoming incoming;
     sockaddr_in dst = listen_on(server, incoming);
     NDK_CONNECTOR *c = nullptr;
@@ -256,8 +257,6 @@ TEST_CASE("NdkConnectWithSharedEndpoint checks its arguments",
     };
     CHECK(connect_with(nullptr, &dst, sizeof dst, nullptr, 0, Done::request) ==
           STATUS_INVALID_PARAMETER);
-    CHECK(connect_with(foreign, &dst, sizeof dst, nullptr, 0, Done::request) ==
-          STATUS_INVALID_PARAMETER);  // another adapter's endpoint
     CHECK(connect_with(se, nullptr, sizeof dst, nullptr, 0, Done::request) ==
           STATUS_INVALID_PARAMETER);
     CHECK(connect_with(se, &dst, sizeof dst - 1, nullptr, 0, Done::request) ==
@@ -286,7 +285,6 @@ TEST_CASE("NdkConnectWithSharedEndpoint checks its arguments",
     CHECK(close_sync(client.connector) == STATUS_SUCCESS);
     client.connector = nullptr;
     CHECK(close_sync(se) == STATUS_SUCCESS);
-    CHECK(close_sync(foreign) == STATUS_SUCCESS);
 }
 
 TEST_CASE("Closing a shared endpoint with live connections pends until their connectors close",
