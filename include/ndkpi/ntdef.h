@@ -309,8 +309,9 @@ extern "C" {
     UNICODE_STRING _var = {0, (USHORT)((_size) * sizeof(WCHAR)), _var##_buffer}
 
 /* ---- Object attributes, as PsCreateSystemThread and the Zw* calls take them.
- * SoftNDK has no object namespace: the runtime accepts the structure and ignores
- * its contents (a name, root directory or security descriptor is never used). */
+ * The registry, file, directory and callback calls use ObjectName, RootDirectory
+ * and Attributes (softndk_wdm_system.h: the object namespace); security
+ * descriptors are accepted and never checked. */
 #define OBJ_INHERIT            0x00000002
 #define OBJ_PERMANENT          0x00000010
 #define OBJ_EXCLUSIVE          0x00000020

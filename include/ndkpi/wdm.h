@@ -1792,10 +1792,9 @@ FORCEINLINE BOOLEAN SoftNdkAssertionCheck(int Passed, PCSTR Expression, PCSTR Me
  * reports them (-Wunknown-pragmas). A `#pragma GCC diagnostic ignored` in this
  * header cannot silence that: g++ 12 reports unknown pragmas while preprocessing,
  * before such a pragma takes effect (it only works in C, and only without
- * push/pop around it). So the softndk_wdk CMake target carries
- * -Wno-unknown-pragmas as a usage requirement: every target that links
- * SoftNDK::wdk (or SoftNDK::driver_main) compiles its C and C++ with it. A
- * consumer built without CMake adds -Wno-unknown-pragmas itself. */
+ * push/pop around it). So a driver adds -Wno-unknown-pragmas:
+ * softndk_add_driver() does it for the driver it builds; other consumers add it
+ * themselves (SoftNDK imposes no flags on its consumers). */
 #define PAGED_CODE() ((void)NT_ASSERT(KeGetCurrentIrql() <= APC_LEVEL))
 
 #ifdef __cplusplus
