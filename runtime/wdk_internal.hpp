@@ -26,6 +26,10 @@ struct _KTHREAD {
 
 namespace softndk::wdk {
 
+// Appends character `c` as UTF-8 (U+FFFD for what is not a Unicode scalar value): how
+// the runtime turns WCHAR text into the narrow strings it logs and converts (debug.cpp).
+void append_utf8(std::string &out, uint32_t c);
+
 // The spdlog logger "wdk": stderr, level from SOFTNDK_LOG_LEVEL (default warn), created at
 // first use, registered with spdlog (spdlog::get("wdk") finds it) and never destroyed, so
 // threads may log during process exit.
