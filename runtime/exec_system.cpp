@@ -353,8 +353,18 @@ USHORT NTAPI RtlCaptureStackBackTrace(ULONG FramesToSkip, ULONG FramesToCapture,
     constexpr int kMostFrames = 256;
     void *frames[kMostFrames];
     const int captured = backtrace(frames, kMostFrames);
-    // frames[0] is this function; the caller's frame is frames[1].
-    const ULONG first = FramesToSkip + 1;
+    // Frame 0 of the answer is the caller: the return address into it. Find it in the
+    // list rather than assume it is frames[1], because a sanitizer's backtrace()
+    // interceptor adds frames of its own in front.
+    const void *caller = __builtin_return_address(0);
+    ULONG own = 1;
+    for (int i = 0; i < captured; ++i) {
+        if (frames[i] == caller) {
+            own = static_cast<ULONG>(i);
+            break;
+        }
+    }
+    const ULONG first = own + FramesToSkip;
     ULONG stored = 0;
     ULONG hash = 0;
     for (ULONG i = first; i < static_cast<ULONG>(captured) && stored < FramesToCapture; ++i) {

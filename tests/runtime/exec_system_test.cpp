@@ -251,7 +251,7 @@ TEST_CASE("stack trace: frames are return addresses, skipped and counted, with t
     const auto first = reinterpret_cast<ULONG_PTR>(frames[0]);
     const auto function = reinterpret_cast<ULONG_PTR>(&capture_from_here);
     CHECK(first > function);
-    CHECK(first < function + 256);
+    CHECK(first < function + 4096);  // a small function, even with sanitizer instrumentation
 
     PVOID skipped[16] = {};
     const USHORT fewer = RtlCaptureStackBackTrace(1, 2, skipped, nullptr);
