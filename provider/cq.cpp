@@ -2,6 +2,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "model_time.hpp"
 #include "provider.hpp"
 
 namespace softndk::provider {
@@ -147,14 +148,18 @@ void Cq::notify(NTSTATUS status) {
 }
 
 template <class Result>
-ULONG Cq::poll(Result *results, ULONG n) {
+ULONG Cq::poll(Result *results, ULONG n, uint64_t *times) {
     std::lock_guard lock(poll_mutex_);
     if (broken_) return 0;
+    const auto mode = static_cast<hw::TimeMode>(adapter()->limits().time_mode);
     ULONG got = 0;
     bool took = false;
     hw::Cqe cqe;
-    while (got < n && ring_.take(cqe)) {
+    // Paced mode: a CQE is not returned before its completion time.
+    while (got < n && ring_.peek(cqe) && model_time::reached(mode, cqe.completion_time_ns)) {
+        ring_.take(cqe);
         took = true;
+        model_time::observe(cqe.completion_time_ns);
         const auto opcode = static_cast<hw::CqeOpcode>(cqe.op_own >> 4);
         const auto qp_it = qps_.find(cqe.qp_number);
         if (qp_it == qps_.end()) {
@@ -189,6 +194,7 @@ ULONG Cq::poll(Result *results, ULONG n) {
             log().warn("{}: CQE with opcode {:#x} dropped", name(), cqe.op_own >> 4);
             continue;
         }
+        if (times != nullptr) times[got] = cqe.completion_time_ns;
         Result &r = results[got++];
         r.Status = syndrome_status(cqe.syndrome);
         r.BytesTransferred = cqe.byte_count;

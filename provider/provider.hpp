@@ -223,7 +223,9 @@ class Cq : public Embedded<NDK_CQ>, public Object {
 
     void arm(ULONG type);
     template <class Result>
-    ULONG poll(Result *results, ULONG n);
+    // Up to n completions; with `times`, times[i] = the model time of results[i]
+    // (SoftNDK's model-time extension). Paced mode returns none before its time.
+    ULONG poll(Result *results, ULONG n, uint64_t *times = nullptr);
 
     // NdkResizeCq, synchronous (hw_interface.hpp kResizeCq for the contract). The
     // consumer serialises GetCqResults/ArmCq per CQ but not with ResizeCq
@@ -313,6 +315,9 @@ class Qp : public Embedded<NDK_QP>, public Object {
     std::atomic<bool> connected{false};
     std::atomic<Connector *> connector{nullptr};
     const QpLimits &limits() const { return limits_; }
+    hw::TimeMode time_mode() const {
+        return static_cast<hw::TimeMode>(adapter()->limits().time_mode);
+    }
 
   protected:
     void on_close() override;

@@ -1,6 +1,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "model_time.hpp"
 #include "provider.hpp"
 
 namespace softndk::provider {
@@ -149,6 +150,7 @@ void Qp::flush() {
 NTSTATUS Qp::fail_post(NTSTATUS status) {
     if (sq_unrung_) {
         sq_unrung_ = false;
+        sq_.stamp(model_time::host_now(time_mode()), false);
         adapter()->ring(Adapter::Bell::kSend, number_);
     }
     return status;
@@ -242,9 +244,16 @@ NTSTATUS Qp::submit(hw::WqeOpcode op, ULONG flags, uint32_t invalidate_token, st
     sq_shadow_[*first & (sq_.entries() - 1)] =
         SendShadow{request_context, static_cast<uint16_t>(wqebbs), op};
     ++sq_posted_wqes_;
+    // The doorbell's model time, and BlueFlame: a WQE rung on its own (nothing DEFERred
+    // before it) and small enough is written with the doorbell, so the device need not
+    // fetch it (hw::ProducerRecord).
+    const bool deferred = (flags & NDK_OP_FLAG_DEFER) != 0;
+    const bool blueflame = !deferred && !sq_unrung_ &&
+                           wqebbs * hw::kWqeBasicBlock <= adapter()->limits().blueflame_bytes;
+    sq_.stamp(model_time::host_now(time_mode()), blueflame);
     sq_.publish();
     sq_published_.store(sq_.producer(), std::memory_order_release);
-    if ((flags & NDK_OP_FLAG_DEFER) != 0) {
+    if (deferred) {
         sq_unrung_ = true;
     } else {
         sq_unrung_ = false;

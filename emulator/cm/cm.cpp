@@ -125,7 +125,11 @@ Message ConnectionManager::message_for(uint32_t id, const Connection &c, Message
 
 void ConnectionManager::send(const Message &m) {
     Message out = m;
-    out.time_ns = device_.clock().charge(device_.cost().tx_packet_ns);
+    // A CM MAD is a 256 B UD datagram through the port like any packet.
+    constexpr uint64_t kMadBytes = 256;
+    out.time_ns = device_.timing().transmit(device_.clock().now(), kMadBytes,
+                                            device_.owns_address(m.destination_ip));
+    device_.clock().observe(out.time_ns);
     device_.fabric().send_cm(out);
 }
 
@@ -141,9 +145,13 @@ void ConnectionManager::event(const Connection &c, uint32_t id, hw::EqeType type
 
 void ConnectionManager::arm_timer(uint32_t id, Connection &c) {
     const uint64_t generation = ++c.timer_generation;
-    const auto when = std::chrono::steady_clock::now() +
-                      std::chrono::milliseconds(device_.transport().cm_timeout_ms);
-    device_.schedule(when, [this, id, generation] { on_timeout(id, generation); });
+    // On model time (Device::wall_deadline); what the timeout does is dated by it.
+    const uint64_t now = device_.clock().now();
+    const uint64_t deadline = now + uint64_t{device_.transport().cm_timeout_ms} * 1000000;
+    device_.schedule(device_.wall_deadline(now, deadline), [this, id, generation, deadline] {
+        device_.clock().observe(deadline);
+        on_timeout(id, generation);
+    });
 }
 
 void ConnectionManager::on_timeout(uint32_t id, uint64_t generation) {

@@ -103,7 +103,7 @@ Cq::Push Cq::push(hw::Cqe cqe, hw::CqeOpcode opcode, uint64_t now_ns) {
         if (error || count_reached || unmoderated) {
             notify_locked(now_ns);
         } else if (mod_interval_us_ != 0 && !timer_pending_) {
-            start_timer_locked();  // first CQE of this arm starts the interval
+            start_timer_locked(now_ns);  // first CQE of this arm starts the interval
         }
     } else if (arm_type_ == hw::ArmType::kSolicited && solicited) {
         notify_locked(now_ns);
@@ -153,11 +153,12 @@ void Cq::notify_locked(uint64_t now_ns) {
     eq_->post(e);
 }
 
-void Cq::start_timer_locked() {
+void Cq::start_timer_locked(uint64_t now_ns) {
     timer_pending_ = true;
     const uint64_t generation = timer_generation_;
+    timer_deadline_ns_ = now_ns + uint64_t{mod_interval_us_} * 1000;
     // A weak reference: the CQ may be destroyed before the timer runs.
-    device_.schedule(std::chrono::steady_clock::now() + std::chrono::microseconds(mod_interval_us_),
+    device_.schedule(device_.wall_deadline(now_ns, timer_deadline_ns_),
                      [weak = weak_from_this(), generation] {
                          if (auto cq = weak.lock()) cq->timer_fired(generation);
                      });
@@ -166,7 +167,7 @@ void Cq::start_timer_locked() {
 void Cq::timer_fired(uint64_t generation) {
     std::lock_guard lock(mutex_);
     if (dead_ || !armed_ || generation != timer_generation_) return;
-    notify_locked(device_.clock().now());
+    notify_locked(timer_deadline_ns_);
 }
 
 void Cq::moderate(uint32_t count, uint32_t interval_us, uint64_t now_ns) {
@@ -181,7 +182,7 @@ void Cq::moderate(uint32_t count, uint32_t interval_us, uint64_t now_ns) {
     if ((count == 0 && interval_us == 0) || (count != 0 && moderated_cqes_ >= count)) {
         notify_locked(now_ns);
     } else if (interval_us != 0) {
-        start_timer_locked();
+        start_timer_locked(now_ns);
     }
 }
 

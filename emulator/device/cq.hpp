@@ -128,7 +128,7 @@ class Cq : public std::enable_shared_from_this<Cq> {
   private:
     void arm_locked(uint64_t now_ns);
     void notify_locked(uint64_t now_ns);
-    void start_timer_locked();
+    void start_timer_locked(uint64_t now_ns);
     void timer_fired(uint64_t generation);
 
     std::mutex mutex_;
@@ -150,6 +150,7 @@ class Cq : public std::enable_shared_from_this<Cq> {
     // Moderation settings and the state of the current arm.
     uint32_t mod_count_ = 0;
     uint32_t mod_interval_us_ = 0;
+    uint64_t timer_deadline_ns_ = 0;  // model time the pending interval ends
     uint32_t moderated_cqes_ = 0;    // successful CQEs since arming (moderated ANY arm)
     bool timer_pending_ = false;     // a timer for this arm is scheduled
     uint64_t timer_generation_ = 0;  // bumped by notify/moderate: older timers are void

@@ -13,6 +13,13 @@ namespace softndk::emu {
 namespace {
 AdapterConfig with_profile(AdapterConfig config) {
     if (config.profile.name.empty()) config.profile = *find_profile("roce-default");
+    if (config.time_mode == hw::TimeMode::kSimulated)
+        throw std::runtime_error("adapter " + config.alias +
+                                 ": simulated time is not built yet (use functional or paced)");
+    // What the provider must know of the model: how its clock relates to the device's,
+    // and how large a WQE it may push with the doorbell.
+    config.profile.limits.time_mode = static_cast<uint32_t>(config.time_mode);
+    config.profile.limits.blueflame_bytes = config.profile.cost.blueflame_bytes;
     return config;
 }
 }  // namespace
@@ -22,6 +29,7 @@ Device::Device(AdapterConfig config, std::shared_ptr<Fabric> fabric,
     : config_(with_profile(std::move(config))),
       fabric_(std::move(fabric)),
       allocator_(allocator ? std::move(allocator) : std::make_unique<HeapMemoryAllocator>()),
+      timing_(config_.profile.cost),
       mpt_(MptLimits{1u << 16, config_.profile.limits.max_fast_register_pages}),
       cqs_(kMaxQueues),
       qps_(kMaxQueues),
@@ -113,7 +121,7 @@ uint32_t Device::next_start_psn(uint32_t qp_number) {
     return ((s ^ (qp_number * 0x85ebca6bu)) * 0xc2b2ae35u >> 8) & wire::kPsnMask;
 }
 
-void Device::transmit(Qp &qp, Packet &&packet) {
+void Device::transmit(Qp &qp, Packet &&packet, uint64_t ready_ns) {
     auto &d = packet.desc;
     d.bth.dest_qp = qp.path.remote_qpn;
     d.meta.src_vport = vport_;
@@ -121,7 +129,10 @@ void Device::transmit(Qp &qp, Packet &&packet) {
     d.meta.dst_ip = qp.path.remote_ip;
     d.meta.udp_src_port = qp.path.udp_source_port;
     const uint64_t bytes = d.info().header_len + d.payload.size() + d.pad_bytes() + wire::kIcrcSize;
-    packet.time_ns = clock_.charge(cost().tx_packet_ns) + cost().wire(bytes);
+    const bool loopback = owns_address(qp.path.remote_ip);
+    qp.tx_ns = std::max(qp.tx_ns, timing_.transmit(ready_ns, bytes, loopback));
+    packet.time_ns = qp.tx_ns;
+    clock_.observe(packet.time_ns);
     counters_.add(Counter::sent_pkts);
     logger(Component::kRc)
         .trace("qp#{} -> qp#{} {} psn {:#x} len {}", qp.number, d.bth.dest_qp,
@@ -129,11 +140,13 @@ void Device::transmit(Qp &qp, Packet &&packet) {
     fabric_->send(std::move(packet));
 }
 
-void Device::push_cqe(Cq &cq, const hw::Cqe &cqe, hw::CqeOpcode opcode) {
-    const uint64_t t = clock_.charge(cost().dma_write_ns);
+uint64_t Device::push_cqe(Cq &cq, const hw::Cqe &cqe, hw::CqeOpcode opcode, uint64_t ready_ns) {
+    const uint64_t t = timing_.dma_write(ready_ns, hw::kCqeBytes);
+    clock_.observe(t);
     if (cq.push(cqe, opcode, t) == Cq::Push::kOverflow) {
         Fabric::defer([this, n = cq.number()] { fail_cq_qps(n); });
     }
+    return t;
 }
 
 void Device::fail_cq_qps(uint32_t cq) {
@@ -156,7 +169,10 @@ void Device::fail_cq_qps(uint32_t cq) {
 void Device::post_event(uint32_t context, hw::Eqe eqe) {
     auto c = find_context(context);
     if (!c) return;
-    eqe.event_time_ns = clock_.charge(cost().dma_write_ns);
+    // Dated by what raised it (a CQ notification: its CQE), else by the device's latest time.
+    const uint64_t raised = eqe.event_time_ns != 0 ? eqe.event_time_ns : clock_.now();
+    eqe.event_time_ns = timing_.dma_write(raised, hw::kEqeBytes);
+    clock_.observe(eqe.event_time_ns);
     c->eq->post(eqe);
 }
 
@@ -169,6 +185,13 @@ void Device::schedule(SteadyTime when, std::function<void()> fn) {
         timers_.emplace(when, std::move(fn));
     }
     if (earliest) timer_cv_.notify_one();
+}
+
+SteadyTime Device::wall_deadline(uint64_t now_ns, uint64_t deadline_ns) const {
+    if (time_mode() == hw::TimeMode::kPaced)
+        return SteadyTime(std::chrono::nanoseconds(deadline_ns));  // steady_clock = CLOCK_MONOTONIC
+    return std::chrono::steady_clock::now() +
+           std::chrono::nanoseconds(deadline_ns > now_ns ? deadline_ns - now_ns : 0);
 }
 
 void Device::progress_loop() {
@@ -193,8 +216,8 @@ void Device::progress_loop() {
 }
 
 void Device::receive(Packet &packet) {
-    clock_.observe(packet.time_ns);
-    clock_.charge(cost().rx_packet_ns);
+    const uint64_t arrived = timing_.receive(packet.time_ns);  // out of the RX pipeline
+    clock_.observe(arrived);
     counters_.add(Counter::rcvd_pkts);
     auto qp = find_qp(packet.desc.bth.dest_qp);
     if (!qp) {
@@ -209,6 +232,7 @@ void Device::receive(Packet &packet) {
         counters_.add(Counter::dropped_pkts);
         return;
     }
+    qp->now_ns = arrived;
     if (packet.desc.info().is_request) {
         rc::responder_receive(*qp, packet);
     } else {

@@ -114,6 +114,9 @@ struct AdapterConfig {
     std::string alias = "rnic0";
     std::vector<wire::IpAddr> addresses;  // IPv4 as IPv4-mapped IPv6
     Profile profile;                      // find_profile("roce-default") if empty name
+    // How model time relates to the wall clock (hw::TimeMode, docs/timing.md).
+    // kSimulated is not built: the constructor throws.
+    hw::TimeMode time_mode = hw::TimeMode::kFunctional;
 };
 
 class Device final : public Port {
@@ -146,6 +149,8 @@ class Device final : public Port {
     const TransportDefaults &transport() const { return config_.profile.transport; }
     Counters &counters() { return counters_; }
     VirtualClock &clock() { return clock_; }
+    time::TimingModel &timing() { return timing_; }
+    hw::TimeMode time_mode() const { return config_.time_mode; }
     MemoryProtectionTable &mpt() { return mpt_; }
     Fabric &fabric() { return *fabric_; }
     cm::ConnectionManager &cm() { return *cm_; }
@@ -167,14 +172,23 @@ class Device final : public Port {
     bool same_consumer(uint32_t context_a, uint32_t context_b) const;
     // QP owned by `context` or by another context of the same consumer, or nullptr.
     std::shared_ptr<Qp> find_consumer_qp(uint32_t context, uint32_t number) const;
-    // Fills meta (IPs, UDP source port), stamps the time, counts, queues on the outbox.
-    void transmit(Qp &qp, Packet &&packet);
-    // Writes a CQE; on overflow defers "QPs of this CQ to error".
-    void push_cqe(Cq &cq, const hw::Cqe &cqe, hw::CqeOpcode opcode);
+    // Fills meta (IPs, UDP source port), counts, queues on the outbox. The packet is
+    // ready to leave at model time `ready_ns`; it is stamped with its arrival at the
+    // far port (TX pipeline, link), never before the QP's previous packet.
+    void transmit(Qp &qp, Packet &&packet, uint64_t ready_ns);
+    // Writes a CQE (a DMA write issued at model time `ready_ns`, which dates it); on
+    // overflow defers "QPs of this CQ to error". Returns the CQE's time.
+    uint64_t push_cqe(Cq &cq, const hw::Cqe &cqe, hw::CqeOpcode opcode, uint64_t ready_ns);
     // Posts an EQE to a context's event queue (no-op if the context is gone).
     void post_event(uint32_t context, hw::Eqe eqe);
     // Runs `fn` on the progress thread at `when` (no lock held; the outbox is drained).
     void schedule(SteadyTime when, std::function<void()> fn);
+    // When the timer queue should fire a timer whose deadline is `deadline_ns` in model
+    // time, set at model time `now_ns`. Paced: model time is the monotonic clock, so the
+    // deadline itself. Functional: model time does not advance by itself, so the timer
+    // runs the same span of host time (a consumer waiting for an RNR retry waits as
+    // long as the hardware would have); what it does is dated `deadline_ns`.
+    SteadyTime wall_deadline(uint64_t now_ns, uint64_t deadline_ns) const;
     // Starting PSN for a new connection.
     uint32_t next_start_psn(uint32_t qp_number);
     // The logical address space (NdkBuildLAM) of a context, or nullptr if it is gone.
@@ -218,6 +232,7 @@ class Device final : public Port {
     std::unique_ptr<MemoryAllocator> allocator_;
     Counters counters_;
     VirtualClock clock_;
+    time::TimingModel timing_;
     MemoryProtectionTable mpt_;
     std::unique_ptr<cm::ConnectionManager> cm_;
     uint32_t vport_ = 0;

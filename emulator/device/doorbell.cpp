@@ -12,7 +12,6 @@ void Device::service(uint32_t context) {
     auto c = find_context(context);
     if (!c) return;
     counters_.add(Counter::doorbells);
-    clock_.charge(cost().doorbell_ns);
     auto &bitmaps = c->page->doorbells;
     // hw_interface.hpp §7: summary first, then only the words it names. Every
     // index comes from a bit position, so nothing the consumer wrote can take

@@ -16,11 +16,6 @@ constexpr hw::Syndrome kNakSyndrome[] = {
     hw::Syndrome::kRemoteInvalidRequest,    // invalid RD request
 };
 
-std::chrono::nanoseconds ack_timeout(const Qp &qp) {
-    const uint8_t t = qp.device.transport().ack_timeout;
-    return std::chrono::nanoseconds(uint64_t{4096} << std::min<uint8_t>(t, 31));
-}
-
 // True if `psn` lies in [una, next): something we sent and is not yet acknowledged.
 bool outstanding(const Requester &r, uint32_t psn) {
     return wire::psn_in_range(psn, r.una_psn, wire::psn_distance(r.una_psn, r.next_psn));
@@ -63,9 +58,7 @@ void acknowledge_before(Qp &qp, uint32_t psn) {
         r.una_psn = psn;
         r.retry_left = qp.device.transport().retry_count;
         r.ack_deadline.reset();
-        if (r.una_psn != r.next_psn && qp.device.transport().ack_timeout != 0) {
-            r.ack_deadline = std::chrono::steady_clock::now() + ack_timeout(qp);
-        }
+        if (r.una_psn != r.next_psn) arm_ack_timer(qp);
     }
 }
 
@@ -106,7 +99,7 @@ void on_read_response(Qp &qp, const Packet &packet) {
         at += take;
         skip = 0;
     }
-    qp.device.clock().charge(qp.device.cost().dma_write(d.payload.size()));
+    r.placed_ns = std::max(r.placed_ns, qp.device.timing().dma_write(qp.now_ns, d.payload.size()));
     ++w->read_received;
     if (w->read_received == w->psn_count && r.outstanding_reads != 0) --r.outstanding_reads;
     acknowledge_before(qp, wire::psn_add(psn, 1));
@@ -150,13 +143,11 @@ void on_ack(Qp &qp, const Packet &packet) {
             --r.rnr_retry_left;
         }
         r.rnr_wait = true;
-        r.rnr_deadline = std::chrono::steady_clock::now() +
-                         std::chrono::microseconds(wire::rnr_timer_usec(syn.value));
         r.ack_deadline.reset();
         logger(Component::kRc)
             .debug("qp#{}: RNR NAK psn {:#x}, wait {} us", qp.number, psn,
                    wire::rnr_timer_usec(syn.value));
-        schedule_timer(qp);
+        arm_rnr_timer(qp, uint64_t{wire::rnr_timer_usec(syn.value)} * 1000);
         return;
     }
     const auto code = syn.nak_code();
@@ -174,6 +165,7 @@ void on_ack(Qp &qp, const Packet &packet) {
 
 void completer_receive(Qp &qp, const Packet &packet) {
     if (qp.state != QpState::kRts) return;
+    qp.now_ns = qp.device.timing().process(qp.number, qp.now_ns, qp.device.cost().pu_packet_ns);
     const auto family = packet.desc.info().family;
     if (family == wire::OpFamily::kReadResponse) {
         on_read_response(qp, packet);

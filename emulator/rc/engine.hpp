@@ -15,6 +15,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 
 #include "rc/qp.hpp"
 
@@ -60,5 +61,12 @@ void complete_recv(Qp &qp, uint16_t slot, hw::Syndrome syndrome, uint32_t bytes,
                    uint32_t vendor = 0);
 // Arms or re-arms the QP's entry in the device timer queue for its earliest deadline.
 void schedule_timer(Qp &qp);
+// The ACK timeout in ns (transport().ack_timeout: 4.096 us << n), nullopt = infinite.
+std::optional<uint64_t> ack_timeout_ns(const Qp &qp);
+// Timers run on model time (Device::wall_deadline): the ACK timer from the QP's
+// latest packet, the RNR timer `delay_ns` after qp.now_ns (the NAK's arrival). When
+// one fires, requester_timer() handles it at its model deadline.
+void arm_ack_timer(Qp &qp);
+void arm_rnr_timer(Qp &qp, uint64_t delay_ns);
 
 }  // namespace softndk::emu::rc

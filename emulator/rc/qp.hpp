@@ -63,6 +63,11 @@ struct SendWqe {
     std::vector<std::byte *> pages;               // kFastRegister: device-side page pointers
     std::shared_ptr<const void> pages_keepalive;  // ... and the LAM mappings behind them
     hw::BindSegment bind{};                       // kBindWindow
+    // Model time (ns, time/model.hpp): the doorbell that announced it was rung, and
+    // the WQE reached the device (BlueFlame: with the doorbell; else after the fetch).
+    uint64_t posted_ns = 0;
+    uint64_t ready_ns = 0;
+    uint64_t processed_ns = 0;  // its processing unit finished with it (first transmission)
     // Transport progress.
     bool started = false;  // PSNs assigned (first transmission happened)
     uint32_t first_psn = 0;
@@ -101,8 +106,18 @@ struct Requester {
     uint8_t retry_left = 0;
     uint8_t rnr_retry_left = 0;
     bool rnr_wait = false;  // RNR NAK received; resend at rnr_deadline
+    // Timers: the deadline in model time, and the host time the timer queue fires it
+    // (qp_state.cpp, wall_deadline()).
     std::optional<SteadyTime> rnr_deadline;
     std::optional<SteadyTime> ack_deadline;
+    uint64_t rnr_deadline_ns = 0;
+    uint64_t ack_deadline_ns = 0;
+    // Model time: the latest SQ doorbell reached the device at doorbell_ns (its WQE
+    // came with it if doorbell_blueflame); READ response data was last visible at
+    // placed_ns.
+    uint64_t doorbell_ns = 0;
+    bool doorbell_blueflame = false;
+    uint64_t placed_ns = 0;
     uint32_t packets_since_ack_req = 0;
     // READ response PSN last re-requested: responses after a gap keep arriving until
     // the replay does, and must not start a retry each (one retry sequence at a time).
@@ -129,6 +144,12 @@ struct Responder {
     bool send_invalidate = false;
     std::vector<ReadResource> reads;  // ring of ird entries
     size_t next_read = 0;
+    // Model time: data of the latest SEND or WRITE became visible at placed_ns. A
+    // consumer that polls memory for a WRITE is taken to have seen it then, so the
+    // QP's next doorbell is never earlier (doorbell.cpp).
+    uint64_t placed_ns = 0;
+    uint32_t target_mpt = 0;  // MPT index of the WRITE in progress (cache lookups)
+    uint64_t target_va = 0;   // its next byte's address
 };
 
 // Connection attributes, set by the CM before RTR.
@@ -163,6 +184,13 @@ class Qp {
     uint32_t max_recv_sge = 0;
     uint32_t max_inline = 0;
     uint32_t max_send_segments = 0;  // largest segment_count a WQE may have
+
+    // Model time (ns) of the event the engine is handling for this QP: set by each
+    // entry point (doorbell, packet arrival, timer) and advanced by the steps it takes.
+    uint64_t now_ns = 0;
+    // Model time the QP's latest packet reached the far port: a QP's packets (requests,
+    // responses, ACKs) leave in order, so none arrives before it (Device::transmit).
+    uint64_t tx_ns = 0;
 
     QpState state = QpState::kReset;
     // What moved the QP to ERROR (set once, on the way in). Every CQE flushed after

@@ -2,6 +2,8 @@
 #include <array>
 #include <cstring>
 
+#include <algorithm>
+
 #include "device/device.hpp"
 #include "device/log.hpp"
 #include "rc/engine.hpp"
@@ -47,8 +49,12 @@ void complete_send(Qp &qp, const SendWqe &wqe, hw::Syndrome syndrome, uint32_t v
     if (!ok) qp.device.counters().add(Counter::send_err);
     if (syndrome == hw::Syndrome::kWorkRequestFlushed)
         qp.device.counters().add(Counter::flushed_wqes);
+    // A WQE that never reached the wire completes when its unit finished with it; one
+    // that did, when the event retiring it (ACK, READ response) was handled. READ data
+    // is visible before its CQE.
+    const uint64_t ready = std::max({qp.now_ns, wqe.processed_ns, qp.req.placed_ns});
     qp.device.push_cqe(*qp.send_cq, c,
-                       ok ? hw::CqeOpcode::kRequester : hw::CqeOpcode::kRequesterError);
+                       ok ? hw::CqeOpcode::kRequester : hw::CqeOpcode::kRequesterError, ready);
 }
 
 void complete_recv(Qp &qp, uint16_t slot, hw::Syndrome syndrome, uint32_t bytes,
@@ -63,7 +69,8 @@ void complete_recv(Qp &qp, uint16_t slot, hw::Syndrome syndrome, uint32_t bytes,
     c.flags = flags;
     if (syndrome == hw::Syndrome::kWorkRequestFlushed)
         qp.device.counters().add(Counter::flushed_wqes);
-    qp.device.push_cqe(*qp.recv_cq, c, opcode);
+    // The receive's data is visible before its CQE.
+    qp.device.push_cqe(*qp.recv_cq, c, opcode, std::max(qp.now_ns, qp.resp.placed_ns));
 }
 
 void flush_queues(Qp &qp) {
@@ -138,6 +145,29 @@ void enter_error(Qp &qp, const char *why, hw::Syndrome cause) {
 
 void receive_doorbell(Qp &qp) {
     if (qp.state == QpState::kError) flush_queues(qp);
+}
+
+std::optional<uint64_t> ack_timeout_ns(const Qp &qp) {
+    const uint8_t t = qp.device.transport().ack_timeout;
+    if (t == 0) return std::nullopt;  // IBA: 0 = infinite
+    return uint64_t{4096} << std::min<uint8_t>(t, 31);
+}
+
+void arm_ack_timer(Qp &qp) {
+    Requester &r = qp.req;
+    const auto timeout = ack_timeout_ns(qp);
+    if (!timeout) return;
+    // From the latest packet's departure, as a NIC's retransmission timer runs.
+    r.ack_deadline_ns = std::max(qp.tx_ns, qp.now_ns) + *timeout;
+    r.ack_deadline = qp.device.wall_deadline(qp.now_ns, r.ack_deadline_ns);
+    schedule_timer(qp);
+}
+
+void arm_rnr_timer(Qp &qp, uint64_t delay_ns) {
+    Requester &r = qp.req;
+    r.rnr_deadline_ns = qp.now_ns + delay_ns;
+    r.rnr_deadline = qp.device.wall_deadline(qp.now_ns, r.rnr_deadline_ns);
+    schedule_timer(qp);
 }
 
 void schedule_timer(Qp &qp) {

@@ -147,9 +147,25 @@ void parse_wqe(Qp &qp, const std::byte *bytes, const hw::CtrlSegment &ctrl, Send
     w.length = static_cast<uint32_t>(total);
 }
 
+// The model time the host rang the doorbell just fetched: the provider's stamp (the
+// consumer's clock), never before data it may have polled for arrived on this QP,
+// and clamped to a second past anything the device has seen (an untrusted value).
+uint64_t doorbell_posted(Qp &qp, const DoorbellStamp &stamp) {
+    auto &dev = qp.device;
+    uint64_t horizon = dev.clock().now();
+    if (dev.time_mode() == hw::TimeMode::kPaced)
+        horizon = std::max<uint64_t>(
+            horizon, std::chrono::duration_cast<std::chrono::nanoseconds>(
+                         std::chrono::steady_clock::now().time_since_epoch())
+                         .count());
+    constexpr uint64_t kSecond = 1000000000;
+    return std::max(std::min(stamp.post_time_ns, horizon + kSecond), qp.resp.placed_ns);
+}
+
 // Copies WQEs out of the SQ ring (never re-reading a slot) until it is empty or a
-// malformed WQE stops fetching.
-void fetch_wqes(Qp &qp) {
+// malformed WQE stops fetching. `doorbell`: called for an SQ doorbell (else to resume
+// after a key operation): the fetch starts when the doorbell reaches the device.
+void fetch_wqes(Qp &qp, bool doorbell) {
     Requester &r = qp.req;
     if (r.fetch_blocked || r.fetch_paused_for_key) return;
     SqConsumer &sq = *r.sq;
@@ -165,6 +181,22 @@ void fetch_wqes(Qp &qp) {
         logger(Component::kRc).debug("qp#{}: malformed WQE at {:#x}: {}", qp.number, position, why);
     };
     if (!sq.acquire_producer()) return malformed(sq.consumer(), 0, "producer out of range");
+    if (sq.available() == 0) return;
+    // One DMA read fetches every WQE the doorbell announced, unless the only one came
+    // with the doorbell write (BlueFlame).
+    uint64_t posted = qp.now_ns;
+    bool blueflame = false;
+    if (doorbell) {
+        const DoorbellStamp stamp = sq.stamp();
+        posted = doorbell_posted(qp, stamp);
+        blueflame = stamp.blueflame &&
+                    uint64_t{sq.available()} * hw::kWqeBasicBlock <= dev.cost().blueflame_bytes;
+        r.doorbell_ns = dev.timing().doorbell(posted, blueflame);
+        qp.now_ns = r.doorbell_ns;
+    }
+    const uint64_t ready =
+        blueflame ? qp.now_ns
+                  : dev.timing().dma_read(qp.now_ns, uint64_t{sq.available()} * hw::kWqeBasicBlock);
     std::array<std::byte, hw::kMaxWqeSegments * hw::kSegmentBytes + hw::kSegmentBytes> buf;
     while (sq.available() != 0) {
         const uint32_t position = sq.consumer();
@@ -180,8 +212,9 @@ void fetch_wqes(Qp &qp) {
             return malformed(position, bbs, "wqe_index does not match the producer position");
         }
         sq.read(position, buf.data(), size_t{bbs} * hw::kWqeBasicBlock);
-        dev.clock().charge(dev.cost().wqe_fetch(uint64_t{bbs} * hw::kWqeBasicBlock));
         SendWqe w;
+        w.posted_ns = posted;
+        w.ready_ns = ready;
         w.index = ctrl.wqe_index;
         w.opcode = ctrl.opcode;
         w.flags = ctrl.flags;
@@ -201,11 +234,6 @@ void fetch_wqes(Qp &qp) {
             return;
         }
     }
-}
-
-std::chrono::nanoseconds ack_timeout(const Qp &qp) {
-    const uint8_t t = qp.device.transport().ack_timeout;
-    return std::chrono::nanoseconds(uint64_t{4096} << std::min<uint8_t>(t, 31));
 }
 
 // Calls fn(sge, offset_in_sge, bytes) for the pieces of message bytes
@@ -270,8 +298,13 @@ void transmit_message_packet(Qp &qp, SendWqe &w, uint32_t k) {
     p.desc.reth = {w.remote_address, w.remote_token, w.length};
     p.desc.invalidate_rkey = w.invalidate_token;
     attach_payload(w, seg->offset, seg->length, p);
-    if (w.inline_data.empty()) dev.clock().charge(dev.cost().dma_read(seg->length));
-    dev.transmit(qp, std::move(p));
+    // The payload is gathered by DMA when the WQE was processed (a retransmission: now);
+    // inline data came with the WQE.
+    const uint64_t issue = std::max(w.processed_ns, qp.now_ns);
+    const uint64_t ready = w.inline_data.empty() && seg->length != 0
+                               ? dev.timing().dma_read(issue, seg->length)
+                               : issue;
+    dev.transmit(qp, std::move(p), ready);
 }
 
 void transmit_read_request(Qp &qp, SendWqe &w) {
@@ -284,7 +317,7 @@ void transmit_read_request(Qp &qp, SendWqe &w) {
     p.desc.reth = {w.remote_address + offset, w.remote_token,
                    static_cast<uint32_t>(w.length - std::min<uint64_t>(offset, w.length))};
     qp.req.packets_since_ack_req = 0;
-    qp.device.transmit(qp, std::move(p));
+    qp.device.transmit(qp, std::move(p), std::max(w.processed_ns, qp.now_ns));
     w.next_packet = w.psn_count;
 }
 
@@ -334,7 +367,7 @@ void execute_local(Qp &qp, SendWqe &w) {
 void requester_doorbell(Qp &qp) {
     if (qp.state == QpState::kError) return flush_queues(qp);
     if (qp.state != QpState::kRts) return;  // WQEs wait in the ring until RTS
-    fetch_wqes(qp);
+    fetch_wqes(qp, true);
     requester_progress(qp);
     complete_in_order(qp);
 }
@@ -363,6 +396,15 @@ void requester_progress(Qp &qp) {
             }
             if (w.on_wire() && !wire::psn_window_open(r.next_psn, r.una_psn, window)) break;
             w.started = true;
+            // The QP's processing unit takes the WQE when it is at the device and the
+            // QP got to it (a WQE held back by the window or ORD: when that opened).
+            const auto lookup =
+                w.sges.empty()
+                    ? time::TimingModel::Lookup{}
+                    : time::TimingModel::access(w.first_local_token, w.sges.front().iova(),
+                                                w.length);
+            w.processed_ns = qp.device.timing().process(
+                qp.number, std::max(w.ready_ns, qp.now_ns), qp.device.cost().pu_wqe_ns, lookup);
             w.first_psn = r.next_psn;
             r.next_psn = wire::psn_add(r.next_psn, w.psn_count);
             if (w.is_read()) {
@@ -394,15 +436,11 @@ void requester_progress(Qp &qp) {
         // The key operation executed: the WQEs behind it may be parsed now.
         if (refetch) {
             refetch = false;
-            fetch_wqes(qp);
+            fetch_wqes(qp, false);
         }
     }
 stop:
-    if (r.una_psn != r.next_psn && !r.ack_deadline && ack_timeout(qp).count() != 0 &&
-        qp.device.transport().ack_timeout != 0) {
-        r.ack_deadline = std::chrono::steady_clock::now() + ack_timeout(qp);
-        schedule_timer(qp);
-    }
+    if (r.una_psn != r.next_psn && !r.ack_deadline) arm_ack_timer(qp);
 }
 
 void requester_rewind(Qp &qp, uint32_t psn) {
@@ -436,11 +474,13 @@ void requester_timer(Qp &qp, SteadyTime now) {
     if (r.rnr_deadline && *r.rnr_deadline <= now) {
         r.rnr_deadline.reset();
         r.rnr_wait = false;
+        qp.now_ns = std::max(qp.now_ns, r.rnr_deadline_ns);
         requester_rewind(qp, r.una_psn);
         requester_progress(qp);
     }
     if (r.ack_deadline && *r.ack_deadline <= now) {
         r.ack_deadline.reset();
+        qp.now_ns = std::max(qp.now_ns, r.ack_deadline_ns);
         if (r.una_psn != r.next_psn && !r.rnr_wait) {
             dev.counters().add(Counter::ack_timeouts);
             if (r.retry_left == 0) {

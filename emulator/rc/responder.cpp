@@ -20,7 +20,8 @@ void send_ack(Qp &qp, uint32_t psn, uint8_t syndrome, uint32_t msn) {
     p.desc.bth.opcode = wire::Opcode::kAcknowledge;
     p.desc.bth.psn = psn;
     p.desc.aeth = {syndrome, msn & wire::kPsnMask};
-    qp.device.transmit(qp, std::move(p));
+    // Leaves once the request is processed: its data write is posted, not awaited.
+    qp.device.transmit(qp, std::move(p), qp.now_ns);
 }
 
 // The syndrome a NAK reports to the requester; here it names why this QP failed.
@@ -81,7 +82,7 @@ bool take_recv(Qp &qp, RqConsumer &rq, uint32_t max_sge, RecvWqe &recv) {
         recv.capacity += ds.byte_count;
         recv.sges.push_back(std::move(k.range));
     }
-    qp.device.clock().charge(qp.device.cost().wqe_fetch(rq.entry_bytes()));
+    // No fetch time: a NIC prefetches receive WQEs before the SEND that needs one.
     return true;
 }
 
@@ -121,6 +122,8 @@ void scatter(const std::vector<DmaRange> &sges, uint64_t offset, std::span<const
 void send_read_responses(Qp &qp, const ReadResource &res, uint32_t from) {
     auto &dev = qp.device;
     const uint32_t length = static_cast<uint32_t>(res.source.length());
+    // Every response's data is read from host memory when the request is processed;
+    // the reads pipeline on the DMA read channel.
     for (uint32_t k = from; k < res.psn_count; ++k) {
         const auto seg =
             wire::segment_message(wire::MessageOp::kRdmaReadResponse, length, qp.path.mtu, k);
@@ -142,9 +145,10 @@ void send_read_responses(Qp &qp, const ReadResource &res, uint32_t from) {
                 res.source.copy_from(seg->offset, p.owned.get(), seg->length);
                 p.desc.payload = {p.owned.get(), seg->length};
             }
-            dev.clock().charge(dev.cost().dma_read(seg->length));
         }
-        dev.transmit(qp, std::move(p));
+        const uint64_t ready =
+            seg->length != 0 ? dev.timing().dma_read(qp.now_ns, seg->length) : qp.now_ns;
+        dev.transmit(qp, std::move(p), ready);
     }
 }
 
@@ -186,6 +190,19 @@ void responder_receive(Qp &qp, const Packet &packet) {
     const auto &d = packet.desc;
     const auto &info = d.info();
     const uint32_t psn = d.bth.psn;
+
+    // The QP's processing unit takes the packet, with the QP context and, for a packet
+    // of an RDMA WRITE or READ, the target's MPT and MTT entries (a miss stalls it).
+    time::TimingModel::Lookup lookup;
+    if ((info.ext & wire::kExtReth) != 0) {
+        lookup = time::TimingModel::access(d.reth.rkey, d.reth.va,
+                                           info.family == OpFamily::kReadRequest
+                                               ? d.reth.dma_length
+                                               : d.payload.size());
+    } else if (s.in_progress == Responder::Message::kWrite && s.target_mpt != 0) {
+        lookup = time::TimingModel::access(s.target_mpt << 8, s.target_va, d.payload.size());
+    }
+    qp.now_ns = dev.timing().process(qp.number, qp.now_ns, dev.cost().pu_packet_ns, lookup);
 
     // 1. PSN
     switch (wire::classify_request_psn(s.epsn, psn)) {
@@ -258,6 +275,8 @@ void responder_receive(Qp &qp, const Packet &packet) {
         }
         s.write_target = std::move(k.range);
         s.offset = 0;
+        s.target_mpt = d.reth.rkey >> 8;
+        s.target_va = d.reth.va;
     }
 
     // 7. execute: SEND / WRITE
@@ -278,7 +297,7 @@ void responder_receive(Qp &qp, const Packet &packet) {
         }
         scatter(recv.sges, s.offset, d.payload);
         s.offset += d.payload.size();
-        dev.clock().charge(dev.cost().dma_write(d.payload.size()));
+        s.placed_ns = std::max(s.placed_ns, dev.timing().dma_write(qp.now_ns, d.payload.size()));
         if (ends) {
             uint32_t invalidated = 0;
             auto opcode = hw::CqeOpcode::kResponderSend;
@@ -312,7 +331,8 @@ void responder_receive(Qp &qp, const Packet &packet) {
         }
         s.write_target.copy_to(s.offset, d.payload.data(), d.payload.size());
         s.offset += d.payload.size();
-        dev.clock().charge(dev.cost().dma_write(d.payload.size()));
+        s.target_va += d.payload.size();
+        s.placed_ns = std::max(s.placed_ns, dev.timing().dma_write(qp.now_ns, d.payload.size()));
         if (ends) {
             if (s.offset != s.write_target.length()) {
                 return fatal(qp, psn, wire::NakCode::kInvalidRequest,

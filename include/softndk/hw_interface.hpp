@@ -40,8 +40,9 @@ namespace softndk::hw {
 
 // Bumped on any incompatible change to a struct in this file. The device
 // reports it in the attach response and the provider refuses a mismatch.
-inline constexpr uint32_t kAbiVersion = 4;  // 2: doorbell summary words; 3: LAM commands;
-                                            // 4: DeviceLimits::quirks
+inline constexpr uint32_t kAbiVersion = 5;  // 2: doorbell summary words; 3: LAM commands;
+                                            // 4: DeviceLimits::quirks; 5: model time
+                                            // (ProducerRecord, blueflame_bytes, time_mode)
 
 // ---------------------------------------------------------------------------
 // 1. Units
@@ -297,10 +298,25 @@ struct alignas(64) CacheLineU32 {
 };
 static_assert(sizeof(CacheLineU32) == 64);
 
+// The provider's side of a queue doorbell. post_time_ns and blueflame are written
+// before `value` is published (release) and describe the latest doorbell: the model
+// time at which the host rang it (the consumer's clock as the provider knows it:
+// the latest completion it returned, or the wall clock in paced mode), and whether
+// its last WQE was pushed with the doorbell write (BlueFlame: the device need not
+// fetch it). Both are untrusted timing hints: a wrong value only misplaces the
+// consumer's own requests in model time (the device clamps it).
+struct alignas(64) ProducerRecord {
+    uint32_t value;         // WQEBBs (SQ) or WQEs (RQ/SRQ) posted
+    uint32_t blueflame;     // SQ: 1 = the last WQE came with the doorbell
+    uint64_t post_time_ns;  // model time of the doorbell
+    uint8_t pad[48];
+};
+static_assert(sizeof(ProducerRecord) == 64);
+
 // Send queue, receive queue and SRQ share this record shape.
 struct QueueDoorbell {
-    CacheLineU32 producer;  // provider: WQEBBs (SQ) or WQEs (RQ/SRQ) posted
-    CacheLineU32 consumer;  // device: WQEBBs/WQEs copied out of the ring
+    ProducerRecord producer;  // provider: WQEBBs (SQ) or WQEs (RQ/SRQ) posted
+    CacheLineU32 consumer;    // device: WQEBBs/WQEs copied out of the ring
 };
 static_assert(sizeof(QueueDoorbell) == 128);
 
@@ -434,9 +450,24 @@ struct DeviceLimits {
     uint16_t ndk_version_major;  // highest NDKPI version fully implemented
     uint16_t ndk_version_minor;
     uint32_t quirks;  // DeviceQuirk bits: behaviours a profile opts in to
-    uint32_t reserved[4];
+    // Largest WQE (bytes) the provider may push with the doorbell (BlueFlame); 0: none.
+    uint32_t blueflame_bytes;
+    uint32_t time_mode;  // TimeMode: how model time relates to the wall clock
+    uint32_t reserved[2];
 };
 static_assert(sizeof(DeviceLimits) == 120);
+
+// DeviceLimits::time_mode (docs/timing.md). Model time is in nanoseconds.
+enum class TimeMode : uint32_t {
+    // Runs as fast as the host allows; model time is recorded (CQE and EQE times) but
+    // starts at 0 and has no fixed relation to the wall clock.
+    kFunctional = 0,
+    // Model time is CLOCK_MONOTONIC: the provider returns no CQE (and raises no
+    // notification) before its completion time, so the consumer's clock sees the model.
+    kPaced = 1,
+    // Discrete-event simulation (not built yet: a device refuses it).
+    kSimulated = 2,
+};
 
 // Opt-in behaviours of a profile, reported in DeviceLimits::quirks so that the device
 // and the provider agree on them.

@@ -107,6 +107,23 @@ inline uint32_t fetch_wqes(hw::QueueDoorbell &db) {
     return std::atomic_ref(db.producer.value).load(std::memory_order_acquire);
 }
 
+// Provider: the timing hints of the doorbell about to be published (hw::ProducerRecord).
+// Stored before publish_wqes(), whose release orders them for the device.
+inline void stamp_doorbell(hw::QueueDoorbell &db, uint64_t post_time_ns, bool blueflame) {
+    std::atomic_ref(db.producer.post_time_ns).store(post_time_ns, std::memory_order_relaxed);
+    std::atomic_ref(db.producer.blueflame).store(blueflame ? 1u : 0u, std::memory_order_relaxed);
+}
+
+// Device: the hints of the latest doorbell, read after fetch_wqes(). Untrusted.
+struct DoorbellStamp {
+    uint64_t post_time_ns = 0;
+    bool blueflame = false;
+};
+inline DoorbellStamp fetch_doorbell_stamp(hw::QueueDoorbell &db) {
+    return {std::atomic_ref(db.producer.post_time_ns).load(std::memory_order_relaxed),
+            std::atomic_ref(db.producer.blueflame).load(std::memory_order_relaxed) == 1u};
+}
+
 // Device: every slot before `consumer` has been copied out and may be reused.
 // Release orders the device's slot reads before the provider's reuse.
 inline void retire_wqes(hw::QueueDoorbell &db, uint32_t consumer) {
@@ -322,6 +339,10 @@ class Ring<Queue, RingSide::kProducer, RingFlavour::kCounter> {
 
     // Publishes slots up to `new_producer`, which must lie within
     // [producer(), reserved()]. Returns false (and publishes nothing) if not.
+    // Sets the timing hints the next publish() carries (hw::ProducerRecord).
+    void stamp(uint64_t post_time_ns, bool blueflame) {
+        stamp_doorbell(doorbell(), post_time_ns, blueflame);
+    }
     bool publish(uint32_t new_producer) {
         if (new_producer - published_ > head_ - published_) return false;
         published_ = new_producer;
@@ -385,6 +406,9 @@ class Ring<Queue, RingSide::kConsumer, RingFlavour::kCounter> {
         producer_ = p;
         return p;
     }
+
+    // The timing hints of the latest doorbell (untrusted), after acquire_producer().
+    DoorbellStamp stamp() const { return fetch_doorbell_stamp(doorbell()); }
 
     // Copies `bytes` from the slots starting at `count` (wrapping). Fails
     // unless every slot touched lies in [consumer(), producer()).
@@ -508,6 +532,16 @@ class Ring<Queue, RingSide::kConsumer, RingFlavour::kOwnerBit> {
 
     uint32_t entries() const { return m_.entries; }
     uint32_t consumer() const { return consumer_; }
+
+    // Copies the next entry out if the device has written it, without taking it.
+    bool peek(Entry &out) const {
+        std::byte *slot = m_.slot(consumer_);
+        const uint8_t owner = poll_owner(*reinterpret_cast<uint8_t *>(slot + Queue::kOwnerOffset));
+        if ((owner & 1u) != hw::expected_owner(consumer_, m_.log2_entries)) return false;
+        copy_shared(&out, slot, Queue::kOwnerOffset);
+        std::memcpy(reinterpret_cast<std::byte *>(&out) + Queue::kOwnerOffset, &owner, 1);
+        return true;
+    }
 
     // Copies the next entry out if the device has written it. Does not
     // publish the consumer count; call publish_consumer() after a batch.

@@ -1,0 +1,130 @@
+// model.hpp - the RNIC's resources in model time (DESIGN §5, docs/timing.md).
+//
+// A device is a set of resources that work in parallel, each with its own timeline
+// (timeline.hpp). A request's timestamps are the path it takes through them:
+//
+//   SQ doorbell  host post --MMIO--> device (BlueFlame: the WQE came with it)
+//   WQE fetch    DMA read of the WQEs the doorbell announced (skipped for BlueFlame)
+//   requester    the QP's processing unit: QP context (cache), WQE processing; per
+//                packet: payload DMA read (skipped for inline), TX pipeline, link
+//   link         serialisation at the port rate, propagation, optional switch hop
+//   responder    RX pipeline, the QP's processing unit: QP context, MPT and MTT
+//                (caches), payload DMA write, ACK out through TX and the link
+//   completer    RX pipeline, processing unit, CQE DMA write
+//
+// Latency and occupancy are separate: a DMA read takes dma_read_ns to return but
+// occupies its channel only for its bytes, so reads pipeline; a processing unit is
+// occupied for its work plus every cache miss it waits for (a miss stalls the unit,
+// which is what makes large working sets collapse the message rate).
+//
+// Costs come from the profile (profile.hpp, profiles/*.ini). A CostModel whose every
+// cost is 0 (the `ideal` profile) disables the model: every step returns its input.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "time/timeline.hpp"
+
+namespace softndk::emu::time {
+
+// The profile's [timing] section; each key is the field's name. Defaults are the
+// reference figures (rnic-model §4.3) for a PCIe Gen3 x16, 100 Gb/s RoCEv2 RNIC.
+struct CostModel {
+    // Host interface.
+    uint32_t doorbell_ns = 200;      // doorbell MMIO (posted write) reaching the device
+    uint32_t doorbell_gap_ns = 4;    // the MMIO path takes one doorbell per this
+    uint32_t blueflame_bytes = 256;  // WQE bytes one doorbell write may carry (0: none)
+    uint32_t blueflame_ns = 20;      // a BlueFlame write's extra time over a doorbell
+    // PCIe: one read and one write channel.
+    uint32_t dma_read_ns = 500;       // read round trip, request to the last byte
+    uint32_t dma_write_ns = 250;      // write until visible to the host (posted)
+    uint32_t pcie_ps_per_byte = 77;   // per direction: ~13 GB/s (Gen3 x16 effective)
+    uint32_t pcie_tlp_bytes = 256;    // max payload per TLP
+    uint32_t pcie_tlp_overhead = 24;  // header bytes per TLP
+    // Processing units: a QP is served by unit (qp number mod processing_units).
+    uint32_t processing_units = 16;
+    uint32_t pu_wqe_ns = 50;     // requester work per WQE
+    uint32_t pu_packet_ns = 25;  // work per received packet (request, response, ACK)
+    uint32_t cache_miss_ns = 0;  // a miss's stall; 0 = one dma_read_ns
+    uint32_t qpc_cache_entries = 1024;
+    uint32_t mpt_cache_entries = 4096;
+    uint32_t mtt_cache_entries = 16384;  // 4 KiB pages
+    // Per-port pipelines: latency, and occupancy per packet.
+    uint32_t tx_pipeline_ns = 150;
+    uint32_t rx_pipeline_ns = 150;
+    uint32_t pipeline_packet_ns = 4;
+    // Link.
+    uint32_t link_mbps = 100000;         // port rate, Mb/s
+    uint32_t frame_overhead_bytes = 66;  // Ethernet+IPv4+UDP headers, FCS, preamble, IFG
+    uint32_t propagation_ns = 10;        // 2 m of cable
+    uint32_t switch_ns = 0;              // a switch hop (0: back to back)
+
+    bool ideal() const;  // every cost 0: the model is off
+};
+
+// Per-packet wire bytes for `transport_bytes` (BTH .. ICRC) on this link.
+uint64_t wire_bytes(const CostModel &cost, uint64_t transport_bytes);
+
+// The on-device cache entries a step needs besides the QP context.
+struct CacheLookup {
+    uint32_t mpt_index = 0;  // 0: no MPT lookup
+    uint64_t mtt_first = 0;  // MTT cache key of the first page (TimingModel::access())
+    uint32_t mtt_pages = 0;  // pages the access spans (0: no MTT lookup)
+};
+
+// The resources of one device and the path steps over them. Every step takes the
+// time the request reaches it and returns the time it leaves. Thread-safe.
+class TimingModel {
+  public:
+    explicit TimingModel(const CostModel &cost);
+    const CostModel &cost() const { return cost_; }
+    bool enabled() const { return enabled_; }
+
+    // Doorbell posted by the host at `posted`; with `blueflame` it carried its WQE.
+    uint64_t doorbell(uint64_t posted, bool blueflame);
+    uint64_t dma_read(uint64_t t, uint64_t bytes);
+    uint64_t dma_write(uint64_t t, uint64_t bytes);
+    // Work of `ns` on QP `qp`'s processing unit, plus a stall for each cache miss among
+    // the QP context and the `mpt`/`mtt` keys given (0 = none to look up).
+    using Lookup = CacheLookup;
+    // The lookups of an access of `bytes` at `iova` through key `token` (index << 8 |
+    // variant): its MPT entry and the MTT entries of the 4 KiB pages it spans.
+    static Lookup access(uint32_t token, uint64_t iova, uint64_t bytes);
+    uint64_t process(uint32_t qp, uint64_t t, uint32_t ns, const Lookup &lookup = {});
+    // A packet of `transport_bytes` leaves through the TX pipeline and the link; returns
+    // its arrival at the far port. `loopback` packets (to this device) skip the link.
+    uint64_t transmit(uint64_t t, uint64_t transport_bytes, bool loopback);
+    // A packet that arrived at `t` leaves the RX pipeline.
+    uint64_t receive(uint64_t t);
+
+    // A destroyed QP or re-registered key is no longer cached.
+    void forget_qp(uint32_t qp);
+    void forget_mpt(uint32_t index);
+
+    struct Stats {
+        uint64_t qpc_hits, qpc_misses, mpt_hits, mpt_misses, mtt_hits, mtt_misses;
+        uint64_t link_busy_ns, dma_read_busy_ns, dma_write_busy_ns;
+    };
+    Stats stats() const;
+
+  private:
+    uint64_t pcie_occupancy(uint64_t bytes) const;
+
+    const CostModel cost_;
+    const bool enabled_;
+    Timeline mmio_;
+    Timeline dma_read_;
+    Timeline dma_write_;
+    std::vector<Timeline> units_;
+    Timeline tx_pipeline_;
+    Timeline rx_pipeline_;
+    Timeline link_;
+    LruCache qpc_;
+    LruCache mpt_;
+    LruCache mtt_;
+};
+
+}  // namespace softndk::emu::time

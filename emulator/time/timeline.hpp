@@ -1,0 +1,71 @@
+// timeline.hpp - the two building blocks of the timing model (model.hpp): a resource
+// that serves one thing at a time, and an on-device cache.
+//
+// Model time is in nanoseconds (uint64_t). Requests reach a resource out of host
+// order: the host runs QPs one after another and a packet sent early in model time
+// may be processed after one sent later. A resource therefore keeps the intervals it
+// is busy and books a request into the first gap at or after its arrival (never
+// "after whoever the host happened to run last"), so the model's answer does not
+// depend on the host's interleaving within the history it keeps.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <list>
+#include <mutex>
+#include <unordered_map>
+#include <vector>
+
+namespace softndk::emu::time {
+
+// One resource with its own timeline: a PCIe channel, a processing unit, a
+// pipeline stage, a link. Thread-safe.
+class Timeline {
+  public:
+    // Busy intervals kept. Older ones are forgotten: a request that arrives before
+    // the oldest kept interval starts is booked from there (a request that old is
+    // late already; the resource is treated as busy before its memory begins).
+    static constexpr size_t kHistory = 64;
+
+    // Books `occupancy` ns at the earliest time >= `arrival` the resource is free for
+    // that long, and returns the start. occupancy 0 books nothing and returns arrival.
+    uint64_t reserve(uint64_t arrival, uint64_t occupancy);
+    // The end of the last booked interval (0 when idle since creation).
+    uint64_t busy_until() const;
+    // Total booked ns (utilisation counters).
+    uint64_t busy_total() const;
+
+  private:
+    struct Interval {
+        uint64_t start;
+        uint64_t end;
+    };
+    mutable std::mutex mutex_;
+    std::vector<Interval> busy_;  // sorted by start, disjoint, non-adjacent
+    uint64_t busy_total_ = 0;
+};
+
+// An on-device cache of fixed-size entries (QP contexts, MPT entries, MTT entries),
+// least recently used out. Thread-safe.
+class LruCache {
+  public:
+    explicit LruCache(size_t capacity) : capacity_(capacity) {}
+    // Looks `key` up and makes it the most recent; true on a hit. A miss inserts it,
+    // evicting the least recent entry when full. A cache of capacity 0 always misses.
+    bool touch(uint64_t key);
+    // Forgets `key` (the object was destroyed or re-registered).
+    void erase(uint64_t key);
+    size_t capacity() const { return capacity_; }
+    uint64_t hits() const;
+    uint64_t misses() const;
+
+  private:
+    const size_t capacity_;
+    mutable std::mutex mutex_;
+    std::list<uint64_t> order_;  // front = most recent
+    std::unordered_map<uint64_t, std::list<uint64_t>::iterator> where_;
+    uint64_t hits_ = 0;
+    uint64_t misses_ = 0;
+};
+
+}  // namespace softndk::emu::time
