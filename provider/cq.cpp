@@ -1,4 +1,7 @@
+#include <softndk_ext.h>
+
 #include <array>
+#include <cstring>
 #include <type_traits>
 #include <utility>
 
@@ -289,12 +292,6 @@ NTSTATUS close_cq(NDK_OBJECT_HEADER *h, NDK_FN_CLOSE_COMPLETION cb, PVOID ctx) {
     return cq->close(cb, ctx);
 }
 
-NTSTATUS cq_query_extension(NDK_OBJECT_HEADER *h, GUID *id, NDK_VERSION v,
-                            NDK_EXTENSION_INTERFACE *out) {
-    if (from_header<Cq>(h) == nullptr) return STATUS_INVALID_PARAMETER;
-    return query_extension(h, id, v, out);
-}
-
 void arm_cq(NDK_CQ *pCq, ULONG Type) {
     Cq *cq = from_ndk<Cq>(pCq);
     if (cq == nullptr) {
@@ -320,13 +317,13 @@ NTSTATUS control_cq_interrupt_moderation(NDK_CQ *pCq, ULONG ModerationInterval,
 }
 
 template <class Result>
-ULONG get_results(NDK_CQ *pCq, Result *results, ULONG n) {
+ULONG get_results(NDK_CQ *pCq, Result *results, ULONG n, ULONG64 *times = nullptr) {
     Cq *cq = from_ndk<Cq>(pCq);
     if (cq == nullptr || (results == nullptr && n != 0)) {
         log().error("NdkGetCqResults: bad arguments");
         return 0;
     }
-    return cq->poll(results, n);
+    return cq->poll(results, n, times);
 }
 
 ULONG get_cq_results(NDK_CQ *pCq, NDK_RESULT Results[], ULONG n) {
@@ -335,6 +332,53 @@ ULONG get_cq_results(NDK_CQ *pCq, NDK_RESULT Results[], ULONG n) {
 
 ULONG get_cq_results_ex(NDK_CQ *pCq, NDK_RESULT_EX Results[], ULONG n) {
     return get_results(pCq, Results, n);
+}
+
+// The model-time extension (softndk_ext.h).
+ULONG get_cq_results_with_time(NDK_CQ *pCq, NDK_RESULT Results[], ULONG64 Times[], ULONG n) {
+    if (Times == nullptr && n != 0) return 0;
+    return get_results(pCq, Results, n, Times);
+}
+
+ULONG get_cq_results_ex_with_time(NDK_CQ *pCq, NDK_RESULT_EX Results[], ULONG64 Times[],
+                                  ULONG n) {
+    if (Times == nullptr && n != 0) return 0;
+    return get_results(pCq, Results, n, Times);
+}
+
+hw::TimeMode time_mode_of(const Cq &cq) {
+    return static_cast<hw::TimeMode>(cq.adapter()->limits().time_mode);
+}
+
+ULONG64 get_model_time(NDK_CQ *pCq) {
+    Cq *cq = from_ndk<Cq>(pCq);
+    return cq == nullptr ? 0 : model_time::host_now(time_mode_of(*cq));
+}
+
+ULONG get_time_mode(NDK_CQ *pCq) {
+    Cq *cq = from_ndk<Cq>(pCq);
+    return cq == nullptr ? 0 : static_cast<ULONG>(time_mode_of(*cq));
+}
+
+const SOFTNDK_MODEL_TIME_DISPATCH kModelTimeDispatch = {
+    .SoftNdkGetCqResultsWithTime = get_cq_results_with_time,
+    .SoftNdkGetCqResultsExWithTime = get_cq_results_ex_with_time,
+    .SoftNdkGetModelTime = get_model_time,
+    .SoftNdkGetTimeMode = get_time_mode,
+};
+
+// The CQ offers the model-time extension (softndk_ext.h) at version 1.0.
+NTSTATUS cq_query_extension(NDK_OBJECT_HEADER *h, GUID *id, NDK_VERSION v,
+                            NDK_EXTENSION_INTERFACE *out) {
+    if (from_header<Cq>(h) == nullptr) return STATUS_INVALID_PARAMETER;
+    static const GUID kModelTime = SOFTNDK_MODEL_TIME_EXTENSION_GUID_INIT;
+    if (id != nullptr && out != nullptr && std::memcmp(id, &kModelTime, sizeof(GUID)) == 0 &&
+        v.Major == SOFTNDK_MODEL_TIME_EXTENSION_VERSION_MAJOR &&
+        v.Minor <= SOFTNDK_MODEL_TIME_EXTENSION_VERSION_MINOR) {
+        out->Dispatch = &kModelTimeDispatch;
+        return STATUS_SUCCESS;
+    }
+    return query_extension(h, id, v, out);
 }
 
 }  // namespace

@@ -127,6 +127,37 @@ EmbeddedRegistry &EmbeddedRegistry::instance() {
     return registry;
 }
 
+std::optional<hw::TimeMode> parse_time_mode(std::string_view text) {
+    if (text == "functional") return hw::TimeMode::kFunctional;
+    if (text == "paced") return hw::TimeMode::kPaced;
+    if (text == "simulated") return hw::TimeMode::kSimulated;
+    return std::nullopt;
+}
+
+bool time_mode_from_environment(hw::TimeMode &mode, std::string &error) {
+    mode = hw::TimeMode::kFunctional;
+    const char *text = std::getenv("SOFTNDK_TIME");
+    if (text == nullptr || *text == '\0') return true;
+    const auto parsed = parse_time_mode(text);
+    if (!parsed) {
+        error = std::string("SOFTNDK_TIME: unknown time mode '") + text +
+                "' (functional | paced)";
+        return false;
+    }
+    mode = *parsed;
+    return true;
+}
+
+bool EmbeddedRegistry::configure(std::vector<AdapterConfig> configs, std::string &error) {
+    std::lock_guard lock(mutex_);
+    if (loaded_) {
+        error = "the embedded adapters exist already";
+        return false;
+    }
+    configured_ = std::move(configs);
+    return true;
+}
+
 bool EmbeddedRegistry::load(std::string &error) {
     if (loaded_) {
         error = load_error_;
@@ -134,8 +165,16 @@ bool EmbeddedRegistry::load(std::string &error) {
     }
     loaded_ = true;
     std::vector<AdapterConfig> configs;
+    hw::TimeMode mode;
+    if (!time_mode_from_environment(mode, load_error_)) {
+        logger(Component::kDevice).error("{}", load_error_);
+        error = load_error_;
+        return false;
+    }
     const char *path = std::getenv("SOFTNDK_CONFIG");
-    if (path != nullptr && *path != '\0') {
+    if (configured_) {
+        configs = std::move(*configured_);
+    } else if (path != nullptr && *path != '\0') {
         if (!load_adapter_config(path, configs, load_error_)) {
             load_error_ = "SOFTNDK_CONFIG: " + load_error_;
             logger(Component::kDevice).error("{}", load_error_);
@@ -144,6 +183,10 @@ bool EmbeddedRegistry::load(std::string &error) {
         }
     } else {
         configs = default_adapter_config();
+    }
+    if (!configured_) {
+        for (auto &c : configs)
+            c.time_mode = mode;
     }
     try {
         for (auto &c : configs)

@@ -26,11 +26,15 @@
 //   if_index = 2
 //   ipv4 = 10.0.0.2
 //
+// SOFTNDK_TIME = functional (default) | paced sets every adapter's time mode
+// (hw::TimeMode, docs/timing.md); another value is an error.
+//
 // Without SOFTNDK_CONFIG: one adapter, if_index 1, alias "rnic0", 127.0.0.1 and ::1,
 // profile roce-default. Other sections are ignored; a bad value is an error.
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -42,6 +46,10 @@ namespace softndk::emu {
 bool load_adapter_config(const std::string &path, std::vector<AdapterConfig> &out,
                          std::string &error);
 std::vector<AdapterConfig> default_adapter_config();
+// "functional" | "paced" (| "simulated", which a device refuses: not built yet).
+std::optional<hw::TimeMode> parse_time_mode(std::string_view text);
+// SOFTNDK_TIME, or functional when unset; false with `error` set for a bad value.
+bool time_mode_from_environment(hw::TimeMode &mode, std::string &error);
 
 // IPv4/IPv6 text -> wire::IpAddr (IPv4 mapped). False if not an address.
 bool parse_ip(const std::string &text, wire::IpAddr &out);
@@ -55,6 +63,10 @@ class EmbeddedRegistry {
     std::shared_ptr<Device> find(uint32_t if_index, std::string &error);
     // All configured devices (creating them if needed).
     std::vector<std::shared_ptr<Device>> devices(std::string &error);
+    // Replaces the configuration (SOFTNDK_CONFIG or the default) before first use:
+    // tools that set up their own adapters (`softndk perf --profile`). False, with
+    // `error` set, once the devices exist.
+    bool configure(std::vector<AdapterConfig> configs, std::string &error);
 
   private:
     bool load(std::string &error);
@@ -62,6 +74,7 @@ class EmbeddedRegistry {
     std::mutex mutex_;
     bool loaded_ = false;
     std::string load_error_;
+    std::optional<std::vector<AdapterConfig>> configured_;
     std::vector<std::shared_ptr<Device>> devices_;
 };
 
