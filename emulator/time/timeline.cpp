@@ -7,7 +7,7 @@ namespace softndk::emu::time {
 uint64_t Timeline::reserve(uint64_t arrival, uint64_t occupancy) {
     if (occupancy == 0) return arrival;
     std::lock_guard lock(mutex_);
-    if (!busy_.empty() && arrival < busy_.front().start) arrival = busy_.front().start;
+    arrival = std::max(arrival, forgotten_until_);
     // First interval that ends after the arrival: the gaps before it are in the past.
     auto it = std::upper_bound(busy_.begin(), busy_.end(), arrival,
                                [](uint64_t t, const Interval &i) { return t < i.end; });
@@ -30,7 +30,10 @@ uint64_t Timeline::reserve(uint64_t arrival, uint64_t occupancy) {
         it->start = start;
     } else {
         busy_.insert(it, Interval{start, end});
-        if (busy_.size() > kHistory) busy_.erase(busy_.begin());
+        if (busy_.size() > kHistory) {
+            forgotten_until_ = busy_.front().end;
+            busy_.erase(busy_.begin());
+        }
     }
     return start;
 }

@@ -1,8 +1,8 @@
 // timeline.hpp - the two building blocks of the timing model (model.hpp): a resource
 // that serves one thing at a time, and an on-device cache.
 //
-// Model time is in nanoseconds (uint64_t). Requests reach a resource out of host
-// order: the host runs QPs one after another and a packet sent early in model time
+// Times are uint64_t in the caller's unit (the model books in picoseconds). Requests
+// reach a resource out of host order: the host runs QPs one after another and a packet sent early in model time
 // may be processed after one sent later. A resource therefore keeps the intervals it
 // is busy and books a request into the first gap at or after its arrival (never
 // "after whoever the host happened to run last"), so the model's answer does not
@@ -22,9 +22,9 @@ namespace softndk::emu::time {
 // pipeline stage, a link. Thread-safe.
 class Timeline {
   public:
-    // Busy intervals kept. Older ones are forgotten: a request that arrives before
-    // the oldest kept interval starts is booked from there (a request that old is
-    // late already; the resource is treated as busy before its memory begins).
+    // Busy intervals kept. Older ones are forgotten, and the resource counts as busy
+    // until the end of the newest one forgotten: a request that old is booked from
+    // there (it is late already), never into a gap the timeline no longer knows.
     static constexpr size_t kHistory = 64;
 
     // Books `occupancy` ns at the earliest time >= `arrival` the resource is free for
@@ -42,6 +42,7 @@ class Timeline {
     };
     mutable std::mutex mutex_;
     std::vector<Interval> busy_;  // sorted by start, disjoint, non-adjacent
+    uint64_t forgotten_until_ = 0;
     uint64_t busy_total_ = 0;
 };
 

@@ -340,6 +340,69 @@ TEST_CASE("RNR retries exhausted complete with kRnrRetryExceeded", "[rc][rnr]") 
     CHECK(p.dev_a->counters().get(Counter::rcvd_rnr_err) == 3);
 }
 
+// Model time (emulator/time/model.hpp): timers run on it, so the completion of a SEND
+// that met an RNR NAK is dated one RNR delay after the NAK, whatever the host did.
+TEST_CASE("RNR: the retry happens one modeled RNR delay after the NAK, in CQE times",
+          "[rc][rnr][time]") {
+    Profile p12 = test_profile();  // min_rnr_timer 12 = 640 us
+    REQUIRE(wire::rnr_timer_usec(p12.transport.min_rnr_timer) == 640);
+    const uint64_t delay = 640000;
+    // The same SEND with its receive in place: one round trip, no RNR.
+    uint64_t round_trip = 0;
+    {
+        ConnectedPair p(p12, p12);
+        Buffer src(256), dst(256);
+        auto mr_a = p.a->register_mr(p.pd_a, src.data(), src.size());
+        auto mr_b = p.b->register_mr(p.pd_b, dst.data(), dst.size());
+        p.b->post_recv(*p.qp_b, {{dst.addr(), 256, mr_b.token}});
+        const uint64_t before = p.dev_a->clock().now();
+        p.a->post_send(*p.qp_a, hw::WqeOpcode::kSend, {{src.addr(), 16, mr_a.token}});
+        auto done = Driver::wait(*p.scq_a);
+        REQUIRE(done);
+        REQUIRE(done->completion_time_ns > before);
+        round_trip = done->completion_time_ns - before;
+        CHECK(round_trip < delay / 100);  // a few us against a 640 us timer
+    }
+    ConnectedPair p(p12, p12);
+    Buffer src(256), dst(256);
+    auto mr_a = p.a->register_mr(p.pd_a, src.data(), src.size());
+    auto mr_b = p.b->register_mr(p.pd_b, dst.data(), dst.size());
+    const uint64_t before = p.dev_a->clock().now();
+    p.a->post_send(*p.qp_a, hw::WqeOpcode::kSend, {{src.addr(), 16, mr_a.token}});
+    REQUIRE(p.dev_a->counters().get(Counter::rcvd_rnr_err) == 1);
+    // Posted long before the timer fires (640 us of host time in functional mode).
+    p.b->post_recv(*p.qp_b, {{dst.addr(), 256, mr_b.token}});
+    auto done = Driver::wait(*p.scq_a);
+    REQUIRE(done);
+    CHECK(done->syndrome == hw::Syndrome::kSuccess);
+    CHECK(p.dev_a->counters().get(Counter::rcvd_rnr_err) == 1);
+    // NAK after about one round trip, the resend 640 us later, then another round trip.
+    const uint64_t took = done->completion_time_ns - before;
+    CHECK(took >= delay + round_trip);
+    CHECK(took <= delay + 2 * round_trip);
+    auto rx = Driver::wait(*p.rcq_b);
+    REQUIRE(rx);
+    CHECK(rx->completion_time_ns > before + delay);
+}
+
+TEST_CASE("RNR retries run out after as many modeled delays as retries", "[rc][rnr][time]") {
+    Profile quick = test_profile();
+    quick.transport.min_rnr_timer = 1;  // 10 us
+    quick.transport.rnr_retry = 3;
+    ConnectedPair p(quick, quick);
+    Buffer src(256);
+    auto mr_a = p.a->register_mr(p.pd_a, src.data(), src.size());
+    const uint64_t before = p.dev_a->clock().now();
+    p.a->post_send(*p.qp_a, hw::WqeOpcode::kSend, {{src.addr(), 16, mr_a.token}});
+    auto done = Driver::wait(*p.scq_a);
+    REQUIRE(done);
+    REQUIRE(done->syndrome == hw::Syndrome::kRnrRetryExceeded);
+    const uint64_t took = done->completion_time_ns - before;
+    // Four attempts, three waits of 10 us between them, each attempt a few us at most.
+    CHECK(took >= 3 * 10000);
+    CHECK(took < 3 * 10000 + 4 * 5000);
+}
+
 TEST_CASE("no ACK: transport retries exhausted after ACK timeouts", "[rc][retry]") {
     Profile quick = test_profile();
     quick.transport.ack_timeout = 8;  // ~1 ms
