@@ -23,8 +23,7 @@ uint64_t host_now(hw::TimeMode mode);
 void observe(uint64_t t);
 // Paced mode: true once model time `t` has come (the wall clock reached it).
 bool reached(hw::TimeMode mode, uint64_t t);
-// Paced mode: returns when model time `t` has come (sleeps, then spins the last
-// stretch: a wake-up is ~25 us late on a busy VM, a completion ~1 us long).
+// Paced mode: returns when model time `t` has come (softndk/monotonic.hpp).
 void wait_until(hw::TimeMode mode, uint64_t t);
 
 }  // namespace softndk::provider::model_time

@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "cm/cm.hpp"
+#include "softndk/monotonic.hpp"
 #include "device/log.hpp"
 #include "rc/engine.hpp"
 #include "wire/psn.hpp"
@@ -29,6 +30,7 @@ Device::Device(AdapterConfig config, std::shared_ptr<Fabric> fabric,
     : config_(with_profile(std::move(config))),
       fabric_(std::move(fabric)),
       allocator_(allocator ? std::move(allocator) : std::make_unique<HeapMemoryAllocator>()),
+      clock_(config_.time_mode == hw::TimeMode::kPaced),
       timing_(config_.profile.cost),
       mpt_(MptLimits{1u << 16, config_.profile.limits.max_fast_register_pages}),
       cqs_(kMaxQueues),
@@ -189,9 +191,13 @@ void Device::schedule(SteadyTime when, std::function<void()> fn) {
 
 SteadyTime Device::wall_deadline(uint64_t now_ns, uint64_t deadline_ns) const {
     if (time_mode() == hw::TimeMode::kPaced)
-        return SteadyTime(std::chrono::nanoseconds(deadline_ns));  // steady_clock = CLOCK_MONOTONIC
+        return SteadyTime(std::chrono::nanoseconds(deadline_ns));  // steady_clock: CLOCK_MONOTONIC
     return std::chrono::steady_clock::now() +
            std::chrono::nanoseconds(deadline_ns > now_ns ? deadline_ns - now_ns : 0);
+}
+
+void Device::pace(uint64_t t) const {
+    if (time_mode() == hw::TimeMode::kPaced) wait_until_monotonic(t);
 }
 
 void Device::progress_loop() {

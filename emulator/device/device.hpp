@@ -189,6 +189,10 @@ class Device final : public Port {
     // runs the same span of host time (a consumer waiting for an RNR retry waits as
     // long as the hardware would have); what it does is dated `deadline_ns`.
     SteadyTime wall_deadline(uint64_t now_ns, uint64_t deadline_ns) const;
+    // Paced mode: returns once model time `t` has come (the monotonic clock reached
+    // it); functional: at once. The data path calls it before it makes data visible
+    // in host memory, which a consumer may poll without any completion.
+    void pace(uint64_t t) const;
     // Starting PSN for a new connection.
     uint32_t next_start_psn(uint32_t qp_number);
     // The logical address space (NdkBuildLAM) of a context, or nullptr if it is gone.

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "softndk/hw_interface.hpp"
+#include "softndk/monotonic.hpp"
 #include "time/model.hpp"
 
 namespace softndk::emu {
@@ -46,9 +47,16 @@ std::vector<std::string_view> profile_names();
 // device produces or receives is observed. It dates what has no request behind it
 // (CM messages, events, moderation); requests take their time from the resources
 // they pass (time/model.hpp), never from this clock, so it serialises nothing.
+// In paced mode model time is the monotonic clock, so now() is never behind it.
 class VirtualClock {
   public:
-    uint64_t now() const { return ns_.load(std::memory_order_relaxed); }
+    explicit VirtualClock(bool paced = false) : paced_(paced) {}
+    uint64_t now() const {
+        const uint64_t seen = ns_.load(std::memory_order_relaxed);
+        if (!paced_) return seen;
+        const uint64_t wall = monotonic_ns();
+        return seen > wall ? seen : wall;
+    }
     void observe(uint64_t t) {
         uint64_t cur = ns_.load(std::memory_order_relaxed);
         while (cur < t && !ns_.compare_exchange_weak(cur, t, std::memory_order_relaxed)) {
@@ -56,6 +64,7 @@ class VirtualClock {
     }
 
   private:
+    const bool paced_;
     std::atomic<uint64_t> ns_{0};
 };
 

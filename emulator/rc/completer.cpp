@@ -85,6 +85,8 @@ void on_read_response(Qp &qp, const Packet &packet) {
         acknowledge_before(qp, psn);
         return;
     }
+    r.placed_ns = std::max(r.placed_ns, qp.device.timing().dma_write(qp.now_ns, d.payload.size()));
+    qp.device.pace(r.placed_ns);
     // Scatter into the sink SGEs.
     uint64_t skip = seg->offset;
     uint64_t at = 0;
@@ -99,7 +101,6 @@ void on_read_response(Qp &qp, const Packet &packet) {
         at += take;
         skip = 0;
     }
-    r.placed_ns = std::max(r.placed_ns, qp.device.timing().dma_write(qp.now_ns, d.payload.size()));
     ++w->read_received;
     if (w->read_received == w->psn_count && r.outstanding_reads != 0) --r.outstanding_reads;
     acknowledge_before(qp, wire::psn_add(psn, 1));

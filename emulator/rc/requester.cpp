@@ -152,12 +152,7 @@ void parse_wqe(Qp &qp, const std::byte *bytes, const hw::CtrlSegment &ctrl, Send
 // and clamped to a second past anything the device has seen (an untrusted value).
 uint64_t doorbell_posted(Qp &qp, const DoorbellStamp &stamp) {
     auto &dev = qp.device;
-    uint64_t horizon = dev.clock().now();
-    if (dev.time_mode() == hw::TimeMode::kPaced)
-        horizon = std::max<uint64_t>(
-            horizon, std::chrono::duration_cast<std::chrono::nanoseconds>(
-                         std::chrono::steady_clock::now().time_since_epoch())
-                         .count());
+    const uint64_t horizon = dev.clock().now();
     constexpr uint64_t kSecond = 1000000000;
     return std::max(std::min(stamp.post_time_ns, horizon + kSecond), qp.resp.placed_ns);
 }

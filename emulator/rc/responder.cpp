@@ -295,9 +295,10 @@ void responder_receive(Qp &qp, const Packet &packet) {
             s.recv.reset();
             return fatal(qp, psn, wire::NakCode::kInvalidRequest, "receive overflow");
         }
+        s.placed_ns = std::max(s.placed_ns, dev.timing().dma_write(qp.now_ns, d.payload.size()));
+        dev.pace(s.placed_ns);
         scatter(recv.sges, s.offset, d.payload);
         s.offset += d.payload.size();
-        s.placed_ns = std::max(s.placed_ns, dev.timing().dma_write(qp.now_ns, d.payload.size()));
         if (ends) {
             uint32_t invalidated = 0;
             auto opcode = hw::CqeOpcode::kResponderSend;
@@ -329,10 +330,11 @@ void responder_receive(Qp &qp, const Packet &packet) {
         if (s.offset + d.payload.size() > s.write_target.length()) {
             return fatal(qp, psn, wire::NakCode::kInvalidRequest, "WRITE longer than its RETH");
         }
+        s.placed_ns = std::max(s.placed_ns, dev.timing().dma_write(qp.now_ns, d.payload.size()));
+        dev.pace(s.placed_ns);
         s.write_target.copy_to(s.offset, d.payload.data(), d.payload.size());
         s.offset += d.payload.size();
         s.target_va += d.payload.size();
-        s.placed_ns = std::max(s.placed_ns, dev.timing().dma_write(qp.now_ns, d.payload.size()));
         if (ends) {
             if (s.offset != s.write_target.length()) {
                 return fatal(qp, psn, wire::NakCode::kInvalidRequest,

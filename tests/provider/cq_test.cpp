@@ -11,6 +11,8 @@
 
 #include "ndk_test.hpp"
 #include "provider.hpp"  // syndrome_status
+#include "softndk/monotonic.hpp"
+#include <softndk_ext.h>
 
 using namespace ndktest;
 using namespace std::chrono_literals;
@@ -358,4 +360,114 @@ TEST_CASE("Completion statuses: docs/prm.md's table is what the provider reports
     }
     // And one it does not know reads as an internal error.
     CHECK(softndk::provider::syndrome_status(static_cast<S>(0xEE)) == STATUS_INTERNAL_ERROR);
+}
+
+// ---------------------------------------------------------------------------
+// The model-time extension (softndk_ext.h): completions carry the model time at
+// which the device wrote them (emulator/time/model.hpp).
+// ---------------------------------------------------------------------------
+namespace {
+
+const SOFTNDK_MODEL_TIME_DISPATCH *model_time_of(NDK_CQ *cq, USHORT major = 1,
+                                                 USHORT minor = 0) {
+    GUID id = SOFTNDK_MODEL_TIME_EXTENSION_GUID_INIT;
+    NDK_VERSION v{};
+    v.Major = major;
+    v.Minor = minor;
+    NDK_EXTENSION_INTERFACE iface{};
+    if (cq->Dispatch->NdkQueryExtension(&cq->Header, &id, v, &iface) != STATUS_SUCCESS)
+        return nullptr;
+    return static_cast<const SOFTNDK_MODEL_TIME_DISPATCH *>(iface.Dispatch);
+}
+
+// One completion and its model time.
+std::pair<NDK_RESULT, ULONG64> poll_timed(const SOFTNDK_MODEL_TIME_DISPATCH &ext, NDK_CQ *cq) {
+    NDK_RESULT r{};
+    ULONG64 t = 0;
+    const auto deadline = std::chrono::steady_clock::now() + kTimeout;
+    while (ext.SoftNdkGetCqResultsWithTime(cq, &r, &t, 1) == 0) {
+        if (std::chrono::steady_clock::now() > deadline) {
+            FAIL_CHECK("no completion within the timeout");
+            break;
+        }
+        std::this_thread::yield();
+    }
+    return {r, t};
+}
+
+}  // namespace
+
+TEST_CASE("The model-time extension is offered at version 1.0 on a CQ",
+          "[provider][cq][time][device]") {
+    Pair p;
+    CHECK(model_time_of(p.client.cq) != nullptr);
+    CHECK(model_time_of(p.client.cq, 1, 1) == nullptr);  // a newer minor than built
+    CHECK(model_time_of(p.client.cq, 2, 0) == nullptr);
+    GUID other = SOFTNDK_MW_EXTENSION_GUID_INIT;
+    NDK_EXTENSION_INTERFACE iface{};
+    NDK_VERSION v{};
+    v.Major = 1;
+    CHECK(p.client.cq->Dispatch->NdkQueryExtension(&p.client.cq->Header, &other, v, &iface) ==
+          STATUS_NOT_SUPPORTED);
+}
+
+TEST_CASE("Completions carry model times in causal order and the consumer's clock follows",
+          "[provider][cq][time][device]") {
+    Pair p;
+    const auto *ext = model_time_of(p.client.cq);
+    REQUIRE(ext != nullptr);
+    const auto *server_ext = model_time_of(p.server.cq);
+    REQUIRE(server_ext != nullptr);
+    CHECK(ext->SoftNdkGetTimeMode(p.client.cq) == SOFTNDK_TIME_MODE_FUNCTIONAL);
+    NDK_SGE r = p.server.sge(0, 256);
+    REQUIRE(p.server.qp->Dispatch->NdkReceive(p.server.qp, nullptr, &r, 1) == STATUS_SUCCESS);
+    const ULONG64 start = ext->SoftNdkGetModelTime(p.client.cq);
+    NDK_SGE s = p.client.sge(0, 64);
+    REQUIRE(p.client.qp->Dispatch->NdkSend(p.client.qp, nullptr, &s, 1, 0) == STATUS_SUCCESS);
+    const auto [received, received_at] = poll_timed(*server_ext, p.server.cq);
+    const auto [sent, sent_at] = poll_timed(*ext, p.client.cq);
+    CHECK(received.Status == STATUS_SUCCESS);
+    CHECK(sent.Status == STATUS_SUCCESS);
+    // The data reached the server after the post; the sender learns of it from the
+    // ACK, which comes back after that.
+    CHECK(received_at > start);
+    CHECK(sent_at > received_at);
+    // The consumer saw both: its clock is at least the later one, so the next post is
+    // dated after it, and so is its completion.
+    CHECK(ext->SoftNdkGetModelTime(p.client.cq) >= sent_at);
+    REQUIRE(p.server.qp->Dispatch->NdkReceive(p.server.qp, nullptr, &r, 1) == STATUS_SUCCESS);
+    REQUIRE(p.client.qp->Dispatch->NdkSend(p.client.qp, nullptr, &s, 1, 0) == STATUS_SUCCESS);
+    const auto [received2, received2_at] = poll_timed(*server_ext, p.server.cq);
+    const auto [sent2, sent2_at] = poll_timed(*ext, p.client.cq);
+    CHECK(received2_at > sent_at);
+    CHECK(sent2_at > received2_at);
+    // A round trip costs the same the second time (contexts cached by then, so at
+    // most as much).
+    CHECK(sent2_at - ext->SoftNdkGetModelTime(p.client.cq) <= sent_at - start);
+    // Argument checks: no times array, no results.
+    NDK_RESULT none{};
+    CHECK(ext->SoftNdkGetCqResultsWithTime(p.client.cq, &none, nullptr, 1) == 0);
+}
+
+// Run with SOFTNDK_TIME=paced (CMakeLists.txt): model time is the monotonic clock, and
+// no completion is returned before its time.
+TEST_CASE("Paced mode: no completion is returned before its model time", "[.paced]") {
+    Pair p;
+    const auto *ext = model_time_of(p.client.cq);
+    REQUIRE(ext != nullptr);
+    REQUIRE(ext->SoftNdkGetTimeMode(p.client.cq) == SOFTNDK_TIME_MODE_PACED);
+    for (int i = 0; i < 20; ++i) {
+        const ULONG64 posted = softndk::monotonic_ns();
+        CHECK(ext->SoftNdkGetModelTime(p.client.cq) >= posted);
+        NDK_SGE s = p.client.sge(0, 64);
+        REQUIRE(p.client.qp->Dispatch->NdkWrite(p.client.qp, nullptr, &s, 1,
+                                                p.server.remote_address(0), p.server.rtoken,
+                                                0) == STATUS_SUCCESS);
+        const auto [done, done_at] = poll_timed(*ext, p.client.cq);
+        const ULONG64 seen = softndk::monotonic_ns();
+        CHECK(done.Status == STATUS_SUCCESS);
+        CHECK(done_at > posted);
+        CHECK(seen >= done_at);  // never before its time
+        CHECK(done_at - posted < 1000000);  // a round trip of the model, not of a timer
+    }
 }

@@ -1,0 +1,33 @@
+// monotonic.hpp - CLOCK_MONOTONIC in nanoseconds, and waiting for a point on it.
+// Paced mode (hw::TimeMode::kPaced) uses it as model time on both sides of the
+// hardware interface (docs/timing.md).
+#pragma once
+
+#include <time.h>
+
+#include <cstdint>
+
+namespace softndk {
+
+inline uint64_t monotonic_ns() {
+    timespec ts;
+    ::clock_gettime(CLOCK_MONOTONIC, &ts);
+    return uint64_t(ts.tv_sec) * 1000000000u + uint64_t(ts.tv_nsec);
+}
+
+// Returns once monotonic_ns() >= t. Sleeps while t is far and spins the last
+// 100 us: a sleeping thread wakes tens of microseconds late on a busy machine, and
+// the waits that matter (a completion, a placement) are about a microsecond long.
+inline void wait_until_monotonic(uint64_t t) {
+    constexpr uint64_t kSpinNs = 100000;
+    for (uint64_t now = monotonic_ns(); now < t; now = monotonic_ns()) {
+        if (t - now > kSpinNs) {
+            const uint64_t sleep = t - now - kSpinNs;
+            timespec ts{static_cast<time_t>(sleep / 1000000000u),
+                        static_cast<long>(sleep % 1000000000u)};
+            ::nanosleep(&ts, nullptr);
+        }
+    }
+}
+
+}  // namespace softndk
