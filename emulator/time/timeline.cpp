@@ -8,39 +8,78 @@ uint64_t Timeline::reserve(uint64_t arrival, uint64_t occupancy) {
     if (occupancy == 0) return arrival;
     std::lock_guard lock(mutex_);
     arrival = std::max(arrival, forgotten_until_);
+    busy_total_ += occupancy;
+    // The common case: the host runs requests roughly in model-time order, so a
+    // request usually arrives after everything booked.
+    if (count_ == 0 || arrival >= at(count_ - 1).end) {
+        if (count_ != 0 && at(count_ - 1).end == arrival) {
+            at(count_ - 1).end = arrival + occupancy;
+        } else {
+            insert(count_, Interval{arrival, arrival + occupancy});
+        }
+        return arrival;
+    }
     // First interval that ends after the arrival: the gaps before it are in the past.
-    auto it = std::upper_bound(busy_.begin(), busy_.end(), arrival,
-                               [](uint64_t t, const Interval &i) { return t < i.end; });
+    size_t i = 0;
+    size_t n = count_;
+    while (n > 0) {  // binary search over the ring
+        const size_t half = n / 2;
+        if (at(i + half).end <= arrival) {
+            i += half + 1;
+            n -= half + 1;
+        } else {
+            n = half;
+        }
+    }
     uint64_t start = arrival;
-    for (; it != busy_.end(); ++it) {
-        if (start < it->start && it->start - start >= occupancy) break;  // fits in the gap
-        start = std::max(start, it->end);
+    for (; i < count_; ++i) {
+        const Interval &b = at(i);
+        if (start < b.start && b.start - start >= occupancy) break;  // fits in the gap
+        start = std::max(start, b.end);
     }
     const uint64_t end = start + occupancy;
-    busy_total_ += occupancy;
-    // Insert [start, end) before `it`, merging with neighbours it touches.
-    const bool joins_prev = it != busy_.begin() && std::prev(it)->end == start;
-    const bool joins_next = it != busy_.end() && it->start == end;
+    // Book [start, end) before interval i, merging with the neighbours it touches.
+    const bool joins_prev = i > 0 && at(i - 1).end == start;
+    const bool joins_next = i < count_ && at(i).start == end;
     if (joins_prev && joins_next) {
-        std::prev(it)->end = it->end;
-        busy_.erase(it);
+        at(i - 1).end = at(i).end;
+        erase(i);
     } else if (joins_prev) {
-        std::prev(it)->end = end;
+        at(i - 1).end = end;
     } else if (joins_next) {
-        it->start = start;
+        at(i).start = start;
     } else {
-        busy_.insert(it, Interval{start, end});
-        if (busy_.size() > kHistory) {
-            forgotten_until_ = busy_.front().end;
-            busy_.erase(busy_.begin());
-        }
+        insert(i, Interval{start, end});
     }
     return start;
 }
 
+void Timeline::insert(size_t index, Interval interval) {
+    if (count_ == kHistory) {  // forget the oldest
+        forgotten_until_ = std::max(forgotten_until_, at(0).end);
+        head_ = (head_ + 1) % kHistory;
+        --count_;
+        if (index == 0) {  // older than everything kept: forgotten at once
+            forgotten_until_ = std::max(forgotten_until_, interval.end);
+            return;
+        }
+        --index;
+    }
+    for (size_t k = count_; k > index; --k)
+        at(k) = at(k - 1);
+    at(index) = interval;
+    ++count_;
+}
+
+void Timeline::erase(size_t index) {
+    for (size_t k = index; k + 1 < count_; ++k)
+        at(k) = at(k + 1);
+    --count_;
+}
+
 uint64_t Timeline::busy_until() const {
     std::lock_guard lock(mutex_);
-    return busy_.empty() ? 0 : busy_.back().end;
+    return count_ == 0 ? 0 : at(count_ - 1).end;
 }
 
 uint64_t Timeline::busy_total() const {

@@ -9,14 +9,35 @@
 // depend on the host's interleaving within the history it keeps.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <array>
 #include <list>
 #include <mutex>
+#include <thread>
 #include <unordered_map>
-#include <vector>
 
 namespace softndk::emu::time {
+
+// The model's locks guard a few instructions each and are taken ~20 times per
+// message, where a futex mutex's call overhead would cost more than the model's
+// work. Spins briefly, then yields (never more spinners than cores: a holder that
+// was preempted gets the processor back).
+class SpinLock {
+  public:
+    void lock() {
+        for (unsigned spins = 0; flag_.exchange(true, std::memory_order_acquire); ++spins) {
+            while (flag_.load(std::memory_order_relaxed)) {
+                if (++spins > 64) std::this_thread::yield();
+            }
+        }
+    }
+    void unlock() { flag_.store(false, std::memory_order_release); }
+
+  private:
+    std::atomic<bool> flag_{false};
+};
 
 // One resource with its own timeline: a PCIe channel, a processing unit, a
 // pipeline stage, a link. Thread-safe.
@@ -40,8 +61,17 @@ class Timeline {
         uint64_t start;
         uint64_t end;
     };
-    mutable std::mutex mutex_;
-    std::vector<Interval> busy_;  // sorted by start, disjoint, non-adjacent
+    Interval &at(size_t i) { return busy_[(head_ + i) % kHistory]; }
+    const Interval &at(size_t i) const { return busy_[(head_ + i) % kHistory]; }
+    void insert(size_t index, Interval interval);  // before at(index); forgets the oldest if full
+    void erase(size_t index);
+
+    mutable SpinLock mutex_;
+    // Ring of the kept intervals: at(0) .. at(count_ - 1), sorted by start, disjoint
+    // and not adjacent (adjacent bookings merge).
+    std::array<Interval, kHistory> busy_{};
+    size_t head_ = 0;
+    size_t count_ = 0;
     uint64_t forgotten_until_ = 0;
     uint64_t busy_total_ = 0;
 };
@@ -62,7 +92,7 @@ class LruCache {
 
   private:
     const size_t capacity_;
-    mutable std::mutex mutex_;
+    mutable SpinLock mutex_;
     std::list<uint64_t> order_;  // front = most recent
     std::unordered_map<uint64_t, std::list<uint64_t>::iterator> where_;
     uint64_t hits_ = 0;
