@@ -49,6 +49,7 @@ NTSTATUS Adapter::open(NDK_VERSION requested, uint32_t if_index, Adapter **out) 
     if (!NT_SUCCESS(status)) return status;
     a->context_id_ = response.context_id;
     a->limits_ = response.limits;
+    a->clock_.set_mode(static_cast<hw::TimeMode>(response.limits.time_mode));
     a->rename(fmt::format("adapter#{}", response.context_id));
     if (response.abi_version != hw::kAbiVersion) {
         log().error("{}: device ABI {} != provider ABI {}", a->name(), response.abi_version,

@@ -5,7 +5,6 @@
 #include <type_traits>
 #include <utility>
 
-#include "model_time.hpp"
 #include "provider.hpp"
 
 namespace softndk::provider {
@@ -154,15 +153,15 @@ template <class Result>
 ULONG Cq::poll(Result *results, ULONG n, uint64_t *times) {
     std::lock_guard lock(poll_mutex_);
     if (broken_) return 0;
-    const auto mode = static_cast<hw::TimeMode>(adapter()->limits().time_mode);
+    HostClock &clock = adapter()->clock();
     ULONG got = 0;
     bool took = false;
     hw::Cqe cqe;
     // Paced mode: a CQE is not returned before its completion time.
-    while (got < n && ring_.peek(cqe) && model_time::reached(mode, cqe.completion_time_ns)) {
+    while (got < n && ring_.peek(cqe) && clock.reached(cqe.completion_time_ns)) {
         ring_.take(cqe);
         took = true;
-        model_time::observe(cqe.completion_time_ns);
+        clock.observe(cqe.completion_time_ns);
         const auto opcode = static_cast<hw::CqeOpcode>(cqe.op_own >> 4);
         const auto qp_it = qps_.find(cqe.qp_number);
         if (qp_it == qps_.end()) {
@@ -346,18 +345,14 @@ ULONG get_cq_results_ex_with_time(NDK_CQ *pCq, NDK_RESULT_EX Results[], ULONG64 
     return get_results(pCq, Results, n, Times);
 }
 
-hw::TimeMode time_mode_of(const Cq &cq) {
-    return static_cast<hw::TimeMode>(cq.adapter()->limits().time_mode);
-}
-
 ULONG64 get_model_time(NDK_CQ *pCq) {
     Cq *cq = from_ndk<Cq>(pCq);
-    return cq == nullptr ? 0 : model_time::host_now(time_mode_of(*cq));
+    return cq == nullptr ? 0 : cq->adapter()->clock().now();
 }
 
 ULONG get_time_mode(NDK_CQ *pCq) {
     Cq *cq = from_ndk<Cq>(pCq);
-    return cq == nullptr ? 0 : static_cast<ULONG>(time_mode_of(*cq));
+    return cq == nullptr ? 0 : static_cast<ULONG>(cq->adapter()->clock().mode());
 }
 
 const SOFTNDK_MODEL_TIME_DISPATCH kModelTimeDispatch = {

@@ -1,6 +1,5 @@
 // The adapter's event thread: reads the context's event queue and runs the
 // deferred work (consumer callbacks and finalizations). See provider.hpp.
-#include "model_time.hpp"
 #include "provider.hpp"
 
 namespace softndk::provider {
@@ -73,9 +72,8 @@ void Adapter::dispatch(const hw::Eqe &eqe) {
     const auto type = static_cast<hw::EqeType>(eqe.type);
     // Paced mode: no callback before the event's model time. Every callback is one the
     // consumer sees, so whatever it posts next is dated after it.
-    const auto mode = static_cast<hw::TimeMode>(limits().time_mode);
-    model_time::wait_until(mode, eqe.event_time_ns);
-    model_time::observe(eqe.event_time_ns);
+    clock_.wait_until(eqe.event_time_ns);
+    clock_.observe(eqe.event_time_ns);
     log().trace("{}: EQE type {:#x} object {} status {:#x}", name(), eqe.type, eqe.object,
                 static_cast<uint32_t>(eqe.status));
     switch (type) {

@@ -41,6 +41,8 @@
 #include "softndk/ring.hpp"
 #include "softndk/wake.hpp"
 
+#include "model_time.hpp"
+
 namespace softndk::provider {
 
 // ---------------------------------------------------------------------------
@@ -111,6 +113,8 @@ class Adapter : public Embedded<NDK_ADAPTER>, public Object {
     }
     const hw::DeviceLimits &limits() const { return limits_; }
     const NDK_ADAPTER_INFO &info() const { return info_; }
+    // The consumer's clock in model time, as seen through this handle (model_time.hpp).
+    HostClock &clock() { return clock_; }
     uint32_t next_id() { return next_id_.fetch_add(1, std::memory_order_relaxed); }
 
     // Slow path: fills the header, executes, returns the NTSTATUS.
@@ -167,6 +171,7 @@ class Adapter : public Embedded<NDK_ADAPTER>, public Object {
     NDK_VERSION version_{};
     uint32_t if_index_ = 0;
     hw::DeviceLimits limits_{};
+    HostClock clock_;
     NDK_ADAPTER_INFO info_{};
     uint32_t context_id_ = 0;
     hw::ContextControlPage *control_ = nullptr;
@@ -315,9 +320,6 @@ class Qp : public Embedded<NDK_QP>, public Object {
     std::atomic<bool> connected{false};
     std::atomic<Connector *> connector{nullptr};
     const QpLimits &limits() const { return limits_; }
-    hw::TimeMode time_mode() const {
-        return static_cast<hw::TimeMode>(adapter()->limits().time_mode);
-    }
 
   protected:
     void on_close() override;

@@ -1,7 +1,6 @@
 #include <algorithm>
 #include <cstring>
 
-#include "model_time.hpp"
 #include "provider.hpp"
 
 namespace softndk::provider {
@@ -150,7 +149,7 @@ void Qp::flush() {
 NTSTATUS Qp::fail_post(NTSTATUS status) {
     if (sq_unrung_) {
         sq_unrung_ = false;
-        sq_.stamp(model_time::host_now(time_mode()), false);
+        sq_.stamp(adapter()->clock().now(), false);
         adapter()->ring(Adapter::Bell::kSend, number_);
     }
     return status;
@@ -250,7 +249,7 @@ NTSTATUS Qp::submit(hw::WqeOpcode op, ULONG flags, uint32_t invalidate_token, st
     const bool deferred = (flags & NDK_OP_FLAG_DEFER) != 0;
     const bool blueflame = !deferred && !sq_unrung_ &&
                            wqebbs * hw::kWqeBasicBlock <= adapter()->limits().blueflame_bytes;
-    sq_.stamp(model_time::host_now(time_mode()), blueflame);
+    sq_.stamp(adapter()->clock().now(), blueflame);
     sq_.publish();
     sq_published_.store(sq_.producer(), std::memory_order_release);
     if (deferred) {
