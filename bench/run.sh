@@ -179,6 +179,9 @@ target "daemon send 8 B one-way us (one process) <= fi_pingpong tcp" "${R[daemon
 target "embedded 1 MiB write GB/s >= fi_rma shm write_bw" "${R[embedded,bw,write,1048576]}" "$(peer shm write_bw 1048576)" higher
 target "daemon 1 MiB write GB/s >= fi_rma shm write_bw" "${R[daemon,bw,write,1048576]}" "$(peer shm write_bw 1048576)" higher
 
+# ------------------------------------------------------------- model time
+REPS=$REPS BUILD_DIR=$BUILD_DIR bench/model.sh
+
 if [ -s "$peer_log" ]; then
   echo
   echo "## Peers, as ../shared/bench/peers.sh printed them"

@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# bench/model.sh - what the timing model costs and how paced mode tracks it
+# (docs/timing.md). bench/run.sh runs it too. A benchmark: a missed target is
+# printed as MISS, nothing fails.
+#
+#   bench/model.sh            (~1 minute on 2 cores; REPS=5 for more repetitions)
+set -uo pipefail
+cd "$(dirname "$0")/.."
+REPS=${REPS:-3}
+BUILD_DIR=${BUILD_DIR:-build/default}
+softndk=$BUILD_DIR/tools/softndk/softndk
+if [ ! -x "$softndk" ]; then
+  echo "bench/model.sh: $softndk not built; run scripts/bootstrap.sh first" >&2
+  exit 2
+fi
+median() {  # numbers... -> median, "n/a" if none
+  printf '%s\n' "$@" | grep -E '^[0-9.eE+-]+$' | sort -g |
+    awk '{a[NR]=$1} END { if (NR == 0) { print "n/a"; exit }
+      printf "%.3f", (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'
+}
+ratio() {  # a b -> a/b
+  awk -v a="$1" -v b="$2" 'BEGIN { if (a + 0 > 0 && b + 0 > 0) printf "%.2fx", a / b; else print "-" }'
+}
+
+# docs/timing.md. The model's cost: the same functional-mode runs with the timing
+# model on (roce-default) and off (ideal: every cost 0), wall clock. Paced mode: the
+# wall-clock latency a perftest-style loop sees against the modeled figure.
+wall_run() {  # ARGS... -> wall seconds of one softndk perf run (median over REPS)
+  local values=() r t0 t1
+  for r in $(seq 1 "$REPS"); do
+    t0=$(date +%s.%N)
+    "$softndk" perf "$@" >/dev/null 2>&1 || { values+=("n/a"); continue; }
+    t1=$(date +%s.%N)
+    values+=("$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.4f", b - a }')")
+  done
+  median "${values[@]}"
+}
+typical() {  # ARGS... -> t_typical (us) of one softndk perf --json run, median over REPS
+  local values=() r
+  for r in $(seq 1 "$REPS"); do
+    values+=("$("$softndk" perf "$@" --json 2>/dev/null |
+      awk 'match($0, /"t_typical": *[0-9.]+/) { s = substr($0, RSTART, RLENGTH); sub(/.*: */, "", s); print s }')")
+  done
+  median "${values[@]}"
+}
+echo
+echo "## Model time (docs/timing.md)"
+printf "%-52s %-12s %-12s %-8s %s\n" workload "model on" "model off" ratio "target <= 1.30x"
+for w in "-t write --lat -s 8 -n 20000" "-t send --lat -s 64 -n 20000" \
+         "-t write --bw -s 8 -n 100000" "-t write --bw -s 65536 -n 20000" \
+         "-t write --bw -s 8 -q 16 -l 16 -I 8 --cq-mod 64 -n 400000"; do
+  # shellcheck disable=SC2086
+  on=$(wall_run --profile roce-default $w); off=$(wall_run --profile ideal $w)
+  verdict=$(awk -v a="$on" -v b="$off" 'BEGIN { if (a + 0 <= 0 || b + 0 <= 0) print "n/a";
+    else print (a / b <= 1.30) ? "MET" : "MISS" }')
+  printf "%-52s %-12s %-12s %-8s %s\n" "$w" "${on}s" "${off}s" "$(ratio "$on" "$off")" "$verdict"
+done
+echo "(wall seconds of the whole run, functional mode, both ends in one process)"
+echo
+printf "%-52s %-12s %-12s %-8s %s\n" "paced mode, cx5-100g" "wall us" "model us" ratio "target 0.85-1.15x"
+for w in "-t write --lat -s 8 -n 20000" "-t send --lat -s 8 -n 20000" "-t read --lat -s 8 -n 20000"; do
+  # shellcheck disable=SC2086
+  paced=$(typical --profile cx5-100g --time paced --clock wall $w)
+  # shellcheck disable=SC2086
+  model=$(typical --profile cx5-100g --clock model $w)
+  verdict=$(awk -v a="$paced" -v b="$model" 'BEGIN { if (a + 0 <= 0 || b + 0 <= 0) print "n/a";
+    else { r = a / b; print (r >= 0.85 && r <= 1.15) ? "MET" : "MISS" } }')
+  printf "%-52s %-12s %-12s %-8s %s\n" "$w" "$paced" "$model" "$(ratio "$paced" "$model")" "$verdict"
+done
+echo "(t_typical; wall = SOFTNDK_TIME=paced measured with the wall clock, model = --clock model)"
+
