@@ -52,9 +52,11 @@ void complete_send(Qp &qp, const SendWqe &wqe, hw::Syndrome syndrome, uint32_t v
     // A WQE that never reached the wire completes when its unit finished with it; one
     // that did, when the event retiring it (ACK, READ response) was handled. READ data
     // is visible before its CQE.
-    const uint64_t ready = std::max({qp.now_ns, wqe.processed_ns, qp.req.placed_ns});
-    qp.device.push_cqe(*qp.send_cq, c,
-                       ok ? hw::CqeOpcode::kRequester : hw::CqeOpcode::kRequesterError, ready);
+    auto &dev = qp.device;
+    const uint64_t ready = dev.timing().process(
+        qp.number, std::max({qp.now_ns, wqe.processed_ns, qp.req.placed_ns}), dev.cost().pu_cqe_ns);
+    dev.push_cqe(*qp.send_cq, c, ok ? hw::CqeOpcode::kRequester : hw::CqeOpcode::kRequesterError,
+                 ready);
 }
 
 void complete_recv(Qp &qp, uint16_t slot, hw::Syndrome syndrome, uint32_t bytes,
@@ -70,7 +72,10 @@ void complete_recv(Qp &qp, uint16_t slot, hw::Syndrome syndrome, uint32_t bytes,
     if (syndrome == hw::Syndrome::kWorkRequestFlushed)
         qp.device.counters().add(Counter::flushed_wqes);
     // The receive's data is visible before its CQE.
-    qp.device.push_cqe(*qp.recv_cq, c, opcode, std::max(qp.now_ns, qp.resp.placed_ns));
+    auto &dev = qp.device;
+    const uint64_t ready = dev.timing().process(
+        qp.number, std::max(qp.now_ns, qp.resp.placed_ns), dev.cost().pu_cqe_ns);
+    dev.push_cqe(*qp.recv_cq, c, opcode, ready);
 }
 
 void flush_queues(Qp &qp) {

@@ -10,7 +10,7 @@
 //   link         serialisation at the port rate, propagation, optional switch hop
 //   responder    RX pipeline, the QP's processing unit: QP context, MPT and MTT
 //                (caches), payload DMA write, ACK out through TX and the link
-//   completer    RX pipeline, processing unit, CQE DMA write
+//   completer    RX pipeline, processing unit, CQE (unit work, then a DMA write)
 //
 // Latency and occupancy are separate: a DMA read takes dma_read_ns to return but
 // occupies its channel only for its bytes, so reads pipeline; a processing unit is
@@ -48,6 +48,7 @@ struct CostModel {
     uint32_t processing_units = 16;
     uint32_t pu_wqe_ns = 50;     // requester work per WQE
     uint32_t pu_packet_ns = 25;  // work per received packet (request, response, ACK)
+    uint32_t pu_cqe_ns = 10;     // work per CQE written (unsignaled requests save it)
     uint32_t cache_miss_ns = 0;  // a miss's stall; 0 = one dma_read_ns
     uint32_t qpc_cache_entries = 1024;
     uint32_t mpt_cache_entries = 4096;

@@ -40,7 +40,7 @@ TEST_CASE("The ideal profile switches the model off", "[model]") {
     CostModel zero{};
     zero.doorbell_ns = zero.doorbell_gap_ns = zero.blueflame_ns = 0;
     zero.dma_read_ns = zero.dma_write_ns = zero.pcie_ps_per_byte = 0;
-    zero.pu_wqe_ns = zero.pu_packet_ns = zero.cache_miss_ns = 0;
+    zero.pu_wqe_ns = zero.pu_packet_ns = zero.pu_cqe_ns = zero.cache_miss_ns = 0;
     zero.tx_pipeline_ns = zero.rx_pipeline_ns = zero.pipeline_packet_ns = 0;
     zero.link_mbps = zero.propagation_ns = zero.switch_ns = 0;
     REQUIRE(zero.ideal());
