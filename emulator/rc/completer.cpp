@@ -177,6 +177,10 @@ void completer_receive(Qp &qp, const Packet &packet) {
     }
     complete_in_order(qp);
     requester_progress(qp);
+    // Progress may have run local WQEs that a fence held back (READ_FENCE behind the
+    // READ just completed): they are finished and must complete now, not at the next
+    // doorbell.
+    complete_in_order(qp);
 }
 
 void complete_in_order(Qp &qp) {

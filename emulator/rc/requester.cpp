@@ -472,6 +472,7 @@ void requester_timer(Qp &qp, SteadyTime now) {
         qp.now_ns = std::max(qp.now_ns, r.rnr_deadline_ns);
         requester_rewind(qp, r.una_psn);
         requester_progress(qp);
+        complete_in_order(qp);  // local WQEs progress ran
     }
     if (r.ack_deadline && *r.ack_deadline <= now) {
         r.ack_deadline.reset();
@@ -495,6 +496,7 @@ void requester_timer(Qp &qp, SteadyTime now) {
                 .debug("qp#{}: ACK timeout, retry from psn {:#x}", qp.number, r.una_psn);
             requester_rewind(qp, r.una_psn);
             requester_progress(qp);
+            complete_in_order(qp);
         }
     }
     schedule_timer(qp);

@@ -62,6 +62,33 @@ TEST_CASE("READ_FENCE: a send waits for the read before it, so it carries the re
     CHECK(std::memcmp(p.server.buffer.data() + 65536, p.server.buffer.data() + 4096, 512) == 0);
 }
 
+TEST_CASE("READ_FENCE: a local request fenced behind a read completes when the read does",
+          "[provider][qp][mw][device]") {
+    Pair p;
+    NDK_MW *mw = nullptr;
+    REQUIRE(p.client.pd->Dispatch->NdkCreateMw(p.client.pd, Done::create, nullptr, &mw) ==
+            STATUS_SUCCESS);
+    // Both requests reach the device with one doorbell; the bind (it never reaches the
+    // wire) waits for the read, then runs when the read's response arrives. Its
+    // completion must come then too, not with some later doorbell.
+    NDK_SGE read_sink = p.client.sge(0, 512);
+    REQUIRE(p.client.qp->Dispatch->NdkRead(p.client.qp, reinterpret_cast<void *>(1), &read_sink, 1,
+                                           p.server.remote_address(4096), p.server.rtoken,
+                                           NDK_OP_FLAG_DEFER) == STATUS_SUCCESS);
+    REQUIRE(p.client.qp->Dispatch->NdkBind(p.client.qp, reinterpret_cast<void *>(2), p.client.mr,
+                                           mw, p.client.buffer.data() + 8192, 4096,
+                                           NDK_OP_FLAG_READ_FENCE |
+                                               NDK_OP_FLAG_ALLOW_REMOTE_READ) == STATUS_SUCCESS);
+    std::vector<NDK_RESULT_EX> out;
+    REQUIRE(p.client.drain(out, 2) == 2);
+    CHECK(out[0].RequestContext == reinterpret_cast<void *>(1));
+    CHECK(out[0].Status == STATUS_SUCCESS);
+    CHECK(out[1].RequestContext == reinterpret_cast<void *>(2));
+    CHECK(out[1].Type == NdkOperationTypeBind);
+    CHECK(out[1].Status == STATUS_SUCCESS);
+    CHECK(close_sync(mw) == STATUS_SUCCESS);
+}
+
 // ---- IRD / ORD
 
 TEST_CASE("IRD and ORD: each side gets the smaller of its own limit and the peer's",
