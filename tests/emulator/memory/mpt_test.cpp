@@ -405,6 +405,25 @@ TEST_CASE("check: a key that fails exactly one step reports that step", "[mpt][o
     }
 }
 
+TEST_CASE("check: every requested right must be granted and not just one of them",
+          "[mpt][order]") {
+    Fixture f;
+    const std::uint32_t read_only = f.mr(kLW | kRR);
+    const std::uint32_t write_only = f.mr(kLW | kRW);
+    const auto &t = f.table;
+    REQUIRE(use(t, read_only, kRR, 0x10000, 16).ok());
+    REQUIRE(use(t, write_only, kRW, 0x10000, 16).ok());
+    // Asking for read and write where only one is granted fails, whichever one it is.
+    CHECK(use(t, read_only, kRR | kRW, 0x10000, 16).status == KeyStatus::kAccessDenied);
+    CHECK(use(t, write_only, kRR | kRW, 0x10000, 16).status == KeyStatus::kAccessDenied);
+    // A window granting read only, on an MR that grants both.
+    const std::uint32_t both = f.mr(kLW | kRR | kRW);
+    const std::uint32_t window = f.window2(both, kRR);
+    CHECK(use(t, window, kRR, 0x10800, 16).ok());
+    CHECK(use(t, window, kRR | kRW, 0x10800, 16).status == KeyStatus::kAccessDenied);
+    CHECK(use(t, both, kRR | kRW, 0x10000, 16).ok());
+}
+
 TEST_CASE("check: failure syndromes depend on who accesses", "[mpt][order]") {
     CheckScene s;
     const auto local = use(s.f.table, s.mr, kLW, 0x12000, 1, kLocal);
