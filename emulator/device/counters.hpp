@@ -19,6 +19,7 @@ namespace softndk::emu {
     X(rcvd_pkts)            /* packets delivered to this device                  */  \
     X(duplicate_request)    /* responder: request PSN behind ePSN                */  \
     X(out_of_seq_request)   /* responder: request PSN ahead of ePSN (NAK sent)   */  \
+    X(ird_exceeded)         /* responder: a READ beyond IRD (NAK, QP to error)   */  \
     X(rcvd_rnr_err)         /* requester: RNR NAKs received                      */  \
     X(send_rnr_err)         /* responder: RNR NAKs sent                          */  \
     X(rcvd_seq_err)         /* requester: PSN-sequence NAKs received             */  \

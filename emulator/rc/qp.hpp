@@ -144,6 +144,10 @@ struct Responder {
     bool send_invalidate = false;
     std::vector<ReadResource> reads;  // ring of ird entries
     size_t next_read = 0;
+    // IRD enforcement: the model time each READ in progress is done (its last response
+    // reached the requester). A READ that arrives while ird of them are not done came
+    // from a requester over its ORD (responder.cpp).
+    std::deque<uint64_t> reads_in_progress;
     // Model time: data of the latest SEND or WRITE became visible at placed_ns. A
     // consumer that polls memory for a WRITE is taken to have seen it then, so the
     // QP's next doorbell is never earlier (doorbell.cpp).

@@ -232,9 +232,16 @@ void responder_receive(Qp &qp, const Packet &packet) {
         return fatal(qp, psn, wire::NakCode::kInvalidRequest, "opcode out of sequence");
     }
 
-    // 3. QP access: READ needs responder resources (IRD)
-    if (info.family == OpFamily::kReadRequest && qp.path.ird == 0) {
-        return fatal(qp, psn, wire::NakCode::kInvalidRequest, "READ with IRD 0");
+    // 3. QP access: READ needs responder resources (IRD), one per READ in progress
+    if (info.family == OpFamily::kReadRequest) {
+        if (qp.path.ird == 0) return fatal(qp, psn, wire::NakCode::kInvalidRequest, "READ with IRD 0");
+        auto &busy = s.reads_in_progress;
+        while (!busy.empty() && busy.front() <= qp.now_ns)
+            busy.pop_front();
+        if (busy.size() >= qp.path.ird) {
+            dev.counters().add(Counter::ird_exceeded);
+            return fatal(qp, psn, wire::NakCode::kInvalidRequest, "more READs in progress than IRD");
+        }
     }
 
     // 4. receive resources
@@ -271,6 +278,7 @@ void responder_receive(Qp &qp, const Packet &packet) {
             const ReadResource &saved = s.reads[s.next_read];
             s.next_read = (s.next_read + 1) % s.reads.size();
             send_read_responses(qp, saved, 0);
+            s.reads_in_progress.push_back(qp.tx_ns);  // done when its last response is in
             return;
         }
         s.write_target = std::move(k.range);

@@ -86,6 +86,64 @@ TEST_CASE("RDMA WRITE and READ move data with CQEs only on the requester", "[rc]
     CHECK(std::memcmp(local.data() + 3000, data.data() + 1000, 4000) == 0);
 }
 
+// ORD and IRD on the wire: with ORD 1 a second READ leaves only when the first one's
+// responses are in, so the responder never holds more than its IRD. Model time shows it.
+TEST_CASE("ORD: a second READ waits on the wire for the first one's responses",
+          "[rc][read][ord][time]") {
+    ConnectedPair p(test_profile(), test_profile(), 64, /*ird=*/1, /*ord=*/1);
+    Buffer remote(8192, 0x5a), local(8192);
+    auto mr_a = p.a->register_mr(p.pd_a, local.data(), local.size());
+    auto mr_b = p.b->register_mr(p.pd_b, remote.data(), remote.size());
+    SendOptions r;
+    r.remote_address = remote.addr();
+    r.remote_token = mr_b.token;
+    // One doorbell for both, so the device sees them together.
+    p.a->post_send(*p.qp_a, hw::WqeOpcode::kRdmaRead, {{local.addr(), 4096, mr_a.token}}, r,
+                   /*ring=*/false);
+    p.a->post_send(*p.qp_a, hw::WqeOpcode::kRdmaRead, {{local.addr() + 4096, 4096, mr_a.token}}, r);
+    auto first = Driver::wait(*p.scq_a);
+    auto second = Driver::wait(*p.scq_a);
+    REQUIRE(first);
+    REQUIRE(second);
+    CHECK(first->syndrome == hw::Syndrome::kSuccess);
+    CHECK(second->syndrome == hw::Syndrome::kSuccess);
+    CHECK(p.dev_b->counters().get(Counter::ird_exceeded) == 0);
+    // The second READ's request left after the first's last response arrived, so it
+    // completes at least one request-response trip (two pipelines, two link crossings
+    // and the responder's DMA read) later.
+    const auto &c = test_profile().cost;
+    const uint64_t trip = c.tx_pipeline_ns + c.rx_pipeline_ns + c.dma_read_ns + 2 * c.propagation_ns;
+    CHECK(second->completion_time_ns >= first->completion_time_ns + trip);
+}
+
+TEST_CASE("IRD: a READ beyond the responder's resources is NAKed and fails the QP",
+          "[rc][read][ird][time]") {
+    ConnectedPair p(test_profile(), test_profile(), 64, /*ird=*/1, /*ord=*/1);
+    // A requester that ignores its ORD (a buggy or hostile peer).
+    {
+        auto qp = p.dev_a->find_qp(p.qp_a->number);
+        REQUIRE(qp);
+        std::lock_guard lock(qp->mutex);
+        qp->path.ord = 4;
+    }
+    Buffer remote(8192, 0x5a), local(8192);
+    auto mr_a = p.a->register_mr(p.pd_a, local.data(), local.size());
+    auto mr_b = p.b->register_mr(p.pd_b, remote.data(), remote.size());
+    SendOptions r;
+    r.remote_address = remote.addr();
+    r.remote_token = mr_b.token;
+    p.a->post_send(*p.qp_a, hw::WqeOpcode::kRdmaRead, {{local.addr(), 4096, mr_a.token}}, r,
+                   /*ring=*/false);
+    p.a->post_send(*p.qp_a, hw::WqeOpcode::kRdmaRead, {{local.addr() + 4096, 4096, mr_a.token}}, r);
+    auto first = Driver::wait(*p.scq_a);
+    auto second = Driver::wait(*p.scq_a);
+    REQUIRE(first);
+    REQUIRE(second);
+    CHECK(first->syndrome == hw::Syndrome::kSuccess);
+    CHECK(second->syndrome == hw::Syndrome::kRemoteInvalidRequest);
+    CHECK(p.dev_b->counters().get(Counter::ird_exceeded) == 1);
+}
+
 TEST_CASE("unsignaled WQEs are retired by a later signaled CQE", "[rc][unsignaled]") {
     ConnectedPair p;
     Buffer src(4096), dst(4096);
