@@ -296,6 +296,22 @@ TEST_CASE("NdkArmCq SOLICITED: a plain receive does not notify, a solicited one 
     CHECK(server.notifications.load() == 2);
 }
 
+TEST_CASE("NdkArmCq SOLICITED then ANY before it fires: any completion notifies",
+          "[provider][cq][device]") {
+    CqPair p;
+    Side &server = p.server;
+    NDK_SGE rx = server.sge(0, 64);
+    REQUIRE(server.qp->Dispatch->NdkReceive(server.qp, nullptr, &rx, 1) == STATUS_SUCCESS);
+    // Re-arming merges: ANY wins over SOLICITED (ndkpi-api.md 7.3), in either order.
+    server.cq->Dispatch->NdkArmCq(server.cq, NDK_CQ_NOTIFY_SOLICITED);
+    server.cq->Dispatch->NdkArmCq(server.cq, NDK_CQ_NOTIFY_ANY);
+    NDK_SGE tx = p.client.sge(0, 8);
+    REQUIRE(p.client.qp->Dispatch->NdkSend(p.client.qp, nullptr, &tx, 1, 0) == STATUS_SUCCESS);
+    REQUIRE(wait_for(server.notifications, 1));  // a plain, unsolicited receive
+    CHECK(server.poll_one().Status == STATUS_SUCCESS);
+    CHECK(server.notifications.load() == 1);
+}
+
 TEST_CASE("NdkArmCq ERRORS: completions, failed ones included, do not satisfy it",
           "[provider][cq][device]") {
     CqPair p;
