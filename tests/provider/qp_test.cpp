@@ -89,6 +89,32 @@ TEST_CASE("READ_FENCE: a local request fenced behind a read completes when the r
     CHECK(close_sync(mw) == STATUS_SUCCESS);
 }
 
+TEST_CASE("NdkRead takes up to MaxReadRequestSge SGEs, other requests the QP's initiator SGEs",
+          "[provider][qp][device]") {
+    Pair p;  // QPs created with 4 initiator SGEs
+    const ULONG read_sge = p.client.info.MaxReadRequestSge;
+    REQUIRE(read_sge > 4);
+    for (int i = 0; i < 4096; ++i)
+        p.server.buffer[i] = static_cast<unsigned char>(i * 7);
+    std::vector<NDK_SGE> sink;
+    for (ULONG i = 0; i < read_sge; ++i)
+        sink.push_back(p.client.sge(i * 16, 16));
+    REQUIRE(p.client.qp->Dispatch->NdkRead(p.client.qp, nullptr, sink.data(), read_sge,
+                                           p.server.remote_address(0), p.server.rtoken,
+                                           0) == STATUS_SUCCESS);
+    CHECK(p.client.poll_one().Status == STATUS_SUCCESS);
+    CHECK(std::memcmp(p.client.buffer.data(), p.server.buffer.data(), read_sge * 16) == 0);
+    // One more than the adapter allows for a READ.
+    sink.push_back(p.client.sge(read_sge * 16, 16));
+    CHECK(p.client.qp->Dispatch->NdkRead(p.client.qp, nullptr, sink.data(), read_sge + 1,
+                                         p.server.remote_address(0), p.server.rtoken,
+                                         0) == STATUS_INVALID_PARAMETER);
+    // A WRITE is held to the QP's own limit.
+    CHECK(p.client.qp->Dispatch->NdkWrite(p.client.qp, nullptr, sink.data(), 5,
+                                          p.server.remote_address(0), p.server.rtoken,
+                                          0) == STATUS_INVALID_PARAMETER);
+}
+
 // ---- IRD / ORD
 
 TEST_CASE("IRD and ORD: each side gets the smaller of its own limit and the peer's",
