@@ -4,6 +4,9 @@
 
 #include <filesystem>
 #include <fstream>
+#include <string>
+
+#include <unistd.h>
 
 #include "device/config.hpp"
 #include "device/status.hpp"
@@ -14,9 +17,17 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// A scratch directory of this test's own, emptied first.
+// A scratch directory of this process's own (CTest runs test cases in parallel
+// processes), emptied first and removed at exit.
 fs::path scratch() {
-    const fs::path dir = fs::temp_directory_path() / "softndk_emu_config_test";
+    static const fs::path dir =
+        fs::temp_directory_path() / ("softndk_emu_config_test." + std::to_string(getpid()));
+    static const struct Cleanup {
+        ~Cleanup() {
+            std::error_code ec;
+            fs::remove_all(dir, ec);
+        }
+    } cleanup;
     fs::remove_all(dir);
     fs::create_directories(dir / "profiles");
     return dir;
