@@ -15,9 +15,11 @@
 #   lib/pkgconfig/softndk.pc     -I.../include/softndk/ndkpi -pthread, -lsoftndk -lsoftndk_wdk
 #   lib/pkgconfig/softndk-driver.pc  the same plus -lsoftndk_driver_main
 #   lib/pkgconfig/softndk-static.pc  the static archives and their dependencies
+#   share/softndk/profiles/*.ini the device profiles (profiles/; also compiled in, so they
+#                                are there to read and copy: emulator/device/CMakeLists.txt)
 #
 # The shared libraries are the static ones linked whole (SONAME lib<name>.so.<major>), so
-# both variants hold the same objects; spdlog, fmt and zlib stay private dependencies of
+# both variants hold the same objects; spdlog, fmt, inih and zlib stay private dependencies of
 # the shared libraries (DT_NEEDED), and a consumer links nothing but SoftNDK. Only one
 # variant may go into one program: each holds the runtime's process-wide state.
 #

@@ -10,6 +10,7 @@ packages=(
   libspdlog-dev libfmt-dev libcli11-dev
   catch2             # v2, run through CTest
   zlib1g-dev         # crc32() for the RoCEv2 ICRC (emulator/wire)
+  libinih-dev        # INI parser of profiles and SOFTNDK_CONFIG (emulator/device/ini.cpp)
 )
 
 missing=()

@@ -17,7 +17,8 @@ namespace softndk::emu::daemon {
 
 namespace {
 
-// "if_index=2,ipv4=127.0.0.2,alias=rnic1[,ipv6=...][,profile=...]"; ipv4/ipv6 repeat.
+// "if_index=2,ipv4=127.0.0.2,alias=rnic1[,ipv6=...][,profile=...]"; ipv4/ipv6 repeat;
+// profile is a built-in name or a profile file (resolve_profile).
 bool parse_adapter(const std::string &spec, AdapterConfig &out, std::string &error) {
     out = AdapterConfig{};
     out.if_index = 0;
@@ -67,12 +68,8 @@ bool parse_adapter(const std::string &spec, AdapterConfig &out, std::string &err
         error = "at least one ipv4= or ipv6= address is required";
         return false;
     }
-    auto p = find_profile(profile);
-    if (!p) {
-        error = "unknown profile '" + profile + "'";
-        return false;
-    }
-    out.profile = *p;
+    // A built-in profile or a profile file (relative to the working directory).
+    if (!resolve_profile(profile, "", out.profile, error)) return false;
     if (out.alias.empty()) out.alias = "rnic" + std::to_string(out.if_index - 1);
     return true;
 }
@@ -85,8 +82,10 @@ void add_rnic_options(CLI::App &app, RnicCommandLine &command_line) {
                    "/tmp/softndk-$UID.sock)");
     app.add_option("--config", command_line.config_path,
                    "INI file of adapters (the SOFTNDK_CONFIG format)");
-    app.add_option("--adapter", command_line.adapter_specs,
-                   "an adapter: if_index=N,ipv4=A[,ipv6=A][,alias=NAME][,profile=P] (repeatable)");
+    app.add_option(
+        "--adapter", command_line.adapter_specs,
+        "an adapter: if_index=N,ipv4=A[,ipv6=A][,alias=NAME][,profile=P] (repeatable); P is "
+        "a built-in profile or a profile file (FILE.ini or a path with '/')");
     app.add_flag("--foreground,!--background", command_line.foreground,
                  "stay in the foreground (the only mode: use a service manager to detach)");
     app.add_option("--log-level", command_line.log_level, "trace, debug, info, warn, error or off")

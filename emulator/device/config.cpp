@@ -2,12 +2,15 @@
 
 #include <arpa/inet.h>
 
+#include <algorithm>
 #include <boost/algorithm/string.hpp>
-#include <boost/property_tree/ini_parser.hpp>
-#include <boost/property_tree/ptree.hpp>
 #include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <map>
 #include <set>
 
+#include "device/ini.hpp"
 #include "device/log.hpp"
 
 namespace softndk::emu {
@@ -38,87 +41,152 @@ std::vector<AdapterConfig> default_adapter_config() {
     return {a};
 }
 
-bool load_adapter_config(const std::string &path, std::vector<AdapterConfig> &out,
-                         std::string &error) {
-    namespace pt = boost::property_tree;
-    pt::ptree tree;
-    try {
-        pt::read_ini(path, tree);
-    } catch (const pt::ini_parser_error &e) {
-        error = e.what();
-        return false;
+namespace {
+
+// The keys of an [adapter NAME] section besides the transport overrides.
+constexpr std::string_view kAdapterKeys[] = {
+    "if_index", "ipv4", "ipv6", "alias", "profile", "path_mtu", "fast_register_keys"};
+// The profile's transport attributes an adapter may override (config.hpp).
+constexpr std::string_view kTransportOverrides[] = {"retry_count", "rnr_retry", "min_rnr_timer",
+                                                    "ack_timeout", "cm_timeout_ms"};
+
+bool is_adapter_section(std::string_view section) {
+    return section.starts_with("adapter") &&
+           (section.size() == 7 || section[7] == ' ' || section[7] == '\t');
+}
+
+template <size_t N>
+bool contains(const std::string_view (&keys)[N], std::string_view key) {
+    return std::find(std::begin(keys), std::end(keys), key) != std::end(keys);
+}
+
+// One [adapter NAME] section: its entries, in file order.
+bool parse_adapter_section(const IniDocument &doc, const IniSection &section,
+                           const std::vector<const IniEntry *> &entries,
+                           const std::string &base_dir, AdapterConfig &a, std::string &error) {
+    std::string alias(section.name.substr(7));
+    boost::trim(alias);
+    a.alias = alias.empty() ? section.name : alias;
+    a.if_index = 0;
+    a.addresses.clear();
+    // The profile first: the other keys override it, wherever they stand.
+    a.profile = *find_profile("roce-default");
+    for (const IniEntry *e : entries) {
+        if (e->key != "profile") continue;
+        if (!resolve_profile(e->value, base_dir, a.profile, error)) {
+            error = ini_error(doc, e->line, e->section, e->key, error);
+            return false;
+        }
     }
-    std::set<uint32_t> indexes;
-    for (const auto &[section, body] : tree) {
-        if (!boost::starts_with(section, "adapter")) continue;
-        AdapterConfig a;
-        a.alias = boost::trim_copy(section.substr(7));
-        try {
-            a.if_index = body.get<uint32_t>("if_index");
-            a.alias = body.get<std::string>("alias", a.alias.empty() ? section : a.alias);
-            const auto profile = body.get<std::string>("profile", "roce-default");
-            auto p = find_profile(profile);
-            if (!p) {
-                error = section + ": unknown profile '" + profile + "'";
-                return false;
+    std::set<std::string_view> seen;
+    for (const IniEntry *e : entries) {
+        auto fail = [&](std::string_view message) {
+            error = ini_error(doc, e->line, e->section, e->key, message);
+            return false;
+        };
+        if (!contains(kAdapterKeys, e->key) && !contains(kTransportOverrides, e->key)) {
+            error = ini_error(doc, e->line, e->section, {}, "unknown key '" + e->key + "'");
+            return false;
+        }
+        if (!seen.insert(e->key).second) return fail("repeated key");
+        std::string why;
+        uint64_t v = 0;
+        if (e->key == "if_index") {
+            if (!parse_ini_number(e->value, 1, 0xffffffffu, v, why)) return fail(why);
+            a.if_index = static_cast<uint32_t>(v);
+        } else if (e->key == "alias") {
+            if (e->value.empty()) return fail("empty alias");
+            a.alias = e->value;
+        } else if (e->key == "ipv4" || e->key == "ipv6") {
+            std::vector<std::string> items;
+            boost::split(items, e->value, boost::is_any_of(", "), boost::token_compress_on);
+            for (const auto &item : items) {
+                if (item.empty()) continue;
+                wire::IpAddr ip;
+                if (!parse_ip(item, ip) || ip.is_v4() != (e->key == "ipv4"))
+                    return fail("'" + item + "' is not an " + (e->key == "ipv4" ? "IPv4" : "IPv6") +
+                                " address");
+                a.addresses.push_back(ip);
             }
-            a.profile = *p;
-            for (const char *key : {"ipv4", "ipv6"}) {
-                std::vector<std::string> items;
-                boost::split(items, body.get<std::string>(key, ""), boost::is_any_of(", "),
-                             boost::token_compress_on);
-                for (const auto &item : items) {
-                    if (item.empty()) continue;
-                    wire::IpAddr ip;
-                    if (!parse_ip(item, ip) || ip.is_v4() != (key[3] == '4')) {
-                        error = section + ": bad " + key + " address '" + item + "'";
-                        return false;
-                    }
-                    a.addresses.push_back(ip);
-                }
-            }
-            auto &t = a.profile.transport;
-            t.retry_count =
-                static_cast<uint8_t>(body.get<unsigned>("retry_count", t.retry_count) & 7);
-            t.rnr_retry = static_cast<uint8_t>(body.get<unsigned>("rnr_retry", t.rnr_retry) & 7);
-            t.min_rnr_timer =
-                static_cast<uint8_t>(body.get<unsigned>("min_rnr_timer", t.min_rnr_timer) & 31);
-            t.ack_timeout =
-                static_cast<uint8_t>(body.get<unsigned>("ack_timeout", t.ack_timeout) & 31);
-            t.cm_timeout_ms = body.get<uint32_t>("cm_timeout_ms", t.cm_timeout_ms);
-            const uint32_t mtu = body.get<uint32_t>("path_mtu", a.profile.limits.path_mtu);
-            if (!wire::is_valid_path_mtu(mtu)) {
-                error = section + ": bad path_mtu";
-                return false;
-            }
-            a.profile.limits.path_mtu = mtu;
-            const std::string keys = body.get<std::string>("fast_register_keys", "stable");
-            if (keys == "rotate") {
+        } else if (e->key == "path_mtu") {
+            if (!parse_ini_number(e->value, 0, 0xffffffffu, v, why)) return fail(why);
+            if (!wire::is_valid_path_mtu(static_cast<uint32_t>(v)))
+                return fail(e->value + " is not a path MTU (256 | 512 | 1024 | 2048 | 4096)");
+            a.profile.limits.path_mtu = static_cast<uint32_t>(v);
+        } else if (e->key == "fast_register_keys") {
+            if (e->value == "rotate") {
                 a.profile.limits.quirks |= hw::kQuirkRotateFastRegisterKeys;
-            } else if (keys == "stable") {
+            } else if (e->value == "stable") {
                 a.profile.limits.quirks &= ~uint32_t{hw::kQuirkRotateFastRegisterKeys};
             } else {
-                error = section + ": bad fast_register_keys '" + keys + "' (stable | rotate)";
-                return false;
+                return fail("'" + e->value + "' is not stable | rotate");
             }
-        } catch (const pt::ptree_error &e) {
-            error = section + ": " + e.what();
-            return false;
+        } else if (e->key != "profile") {
+            if (!*set_transport_key(a.profile.transport, e->key, e->value, why)) return fail(why);
         }
-        if (a.if_index == 0 || !indexes.insert(a.if_index).second) {
-            error = section + ": if_index must be unique and > 0";
-            return false;
-        }
-        if (a.addresses.empty()) {
-            error = section + ": no address";
-            return false;
-        }
-        out.push_back(std::move(a));
     }
-    if (out.empty()) {
+    if (a.if_index == 0) {
+        error = ini_error(doc, section.line, section.name, {}, "missing key 'if_index'");
+        return false;
+    }
+    if (a.addresses.empty()) {
+        error = ini_error(doc, section.line, section.name, {}, "no address (ipv4 or ipv6)");
+        return false;
+    }
+    return true;
+}
+
+}  // namespace
+
+bool load_adapter_config(const std::string &path, std::vector<AdapterConfig> &out,
+                         std::string &error) {
+    IniDocument doc;
+    if (!read_ini_file(path, doc, error)) return false;
+    const std::string base_dir = std::filesystem::path(path).parent_path().string();
+    std::map<std::string, int> first_line;  // section name -> its header's line
+    for (const auto &s : doc.sections) {
+        if (!is_adapter_section(s.name)) {
+            error = doc.origin + ":" + std::to_string(s.line) + ": unknown section [" + s.name +
+                    "] (only [adapter NAME])";
+            return false;
+        }
+        if (!first_line.emplace(s.name, s.line).second) {
+            error = doc.origin + ":" + std::to_string(s.line) + ": [" + s.name + "] repeated";
+            return false;
+        }
+    }
+    for (const auto &e : doc.entries) {
+        if (e.section.empty()) {
+            error = doc.origin + ":" + std::to_string(e.line) + ": " + e.key +
+                    ": key outside an [adapter NAME] section";
+            return false;
+        }
+    }
+    std::vector<AdapterConfig> adapters;
+    std::map<uint32_t, std::string> indexes;
+    for (const auto &s : doc.sections) {
+        std::vector<const IniEntry *> entries;
+        const IniEntry *index_entry = nullptr;
+        for (const auto &e : doc.entries) {
+            if (e.section != s.name) continue;
+            entries.push_back(&e);
+            if (e.key == "if_index") index_entry = &e;
+        }
+        AdapterConfig a;
+        if (!parse_adapter_section(doc, s, entries, base_dir, a, error)) return false;
+        if (auto [it, added] = indexes.emplace(a.if_index, s.name); !added) {
+            error = ini_error(doc, index_entry->line, s.name, "if_index",
+                              std::to_string(a.if_index) + " is taken by [" + it->second + "]");
+            return false;
+        }
+        adapters.push_back(std::move(a));
+    }
+    if (adapters.empty()) {
         error = path + ": no [adapter NAME] section";
         return false;
     }
+    for (auto &a : adapters)
+        out.push_back(std::move(a));
     return true;
 }
 
@@ -140,8 +208,7 @@ bool time_mode_from_environment(hw::TimeMode &mode, std::string &error) {
     if (text == nullptr || *text == '\0') return true;
     const auto parsed = parse_time_mode(text);
     if (!parsed) {
-        error = std::string("SOFTNDK_TIME: unknown time mode '") + text +
-                "' (functional | paced)";
+        error = std::string("SOFTNDK_TIME: unknown time mode '") + text + "' (functional | paced)";
         return false;
     }
     mode = *parsed;

@@ -1,6 +1,6 @@
 // config.hpp - the adapters of embedded mode.
 //
-// SOFTNDK_CONFIG names an INI file (parsed with boost::property_tree). Each section
+// SOFTNDK_CONFIG names an INI file (parsed with libinih, ini.hpp). Each section
 // "[adapter NAME]" is one virtual RNIC:
 //
 //   ; two adapters in one process; they reach each other through the fabric
@@ -9,28 +9,38 @@
 //   ipv4 = 127.0.0.1               ; comma-separated list, optional
 //   ipv6 = ::1                     ; comma-separated list, optional (at least one address)
 //   alias = rnic0                  ; default: NAME
-//   profile = roce-default         ; roce-default | iwarp-default (default roce-default)
+//   profile = roce-default         ; a built-in profile (profile_names(): roce-default,
+//                                  ; iwarp-default, ideal, cx5-100g, cx6-200g, cx7-400g,
+//                                  ; t6-25g), or a profile file: a value with a '/' or
+//                                  ; ending in .ini; a relative path is taken from this
+//                                  ; file's directory (default roce-default)
 //   ; optional overrides of the profile's RC transport attributes
 //   path_mtu = 1024                ; 256 | 512 | 1024 | 2048 | 4096
 //   retry_count = 7                ; 0..7
 //   rnr_retry = 7                  ; 0..7, 7 = infinite
 //   min_rnr_timer = 12             ; 0..31 (IB RNR timer code)
 //   ack_timeout = 14               ; 0..31 (4.096 us << n, 0 = infinite)
-//   cm_timeout_ms = 2000
-//   ; quirk: stable (default) keeps a fast-register MR's token for life, as NDK
-//   ; drivers expect; rotate gives it a new token on every NdkFastRegister (verbs'
-//   ; stale-key protection: a token cached before the last registration fails)
+//   cm_timeout_ms = 2000           ; 1..3600000
+//   ; quirk: stable (the profile's [quirks], stable in every shipped one) keeps a
+//   ; fast-register MR's token for life, as NDK drivers expect; rotate gives it a new
+//   ; token on every NdkFastRegister (verbs' stale-key protection: a token cached
+//   ; before the last registration fails)
 //   fast_register_keys = stable    ; stable | rotate
 //
 //   [adapter rnic1]
 //   if_index = 2
 //   ipv4 = 10.0.0.2
 //
+// `;` starts a comment at the start of a line and after a value. Every error names
+// the file, the line, the section and the key ("softndk.ini:4: [adapter rnic0]
+// if_index: 'x' is not a number"): an unknown or repeated section or key, a bad or
+// out-of-range value, a bad profile (its own file:line), an if_index used twice.
+//
 // SOFTNDK_TIME = functional (default) | paced sets every adapter's time mode
 // (hw::TimeMode, docs/timing.md); another value is an error.
 //
 // Without SOFTNDK_CONFIG: one adapter, if_index 1, alias "rnic0", 127.0.0.1 and ::1,
-// profile roce-default. Other sections are ignored; a bad value is an error.
+// profile roce-default.
 #pragma once
 
 #include <memory>
@@ -42,7 +52,8 @@
 
 namespace softndk::emu {
 
-// nullopt-free style: returns false with `error` set on a bad file.
+// Appends the adapters of the file at `path` to `out`; false with `error` set (and
+// `out` unchanged) on a bad file.
 bool load_adapter_config(const std::string &path, std::vector<AdapterConfig> &out,
                          std::string &error);
 std::vector<AdapterConfig> default_adapter_config();

@@ -516,6 +516,61 @@ TEST_CASE("softndk devices lists the configured adapters", "[e2e]") {
     CHECK(number(d.at("limits").as_object().at("MaxTransferLength")) > 0);
 }
 
+TEST_CASE("softndk devices -v shows each adapter's profile: source, technology, costs", "[e2e]") {
+    // rnic0: a user's copy of t6-25g with one cost changed; rnic1: built-in cx6-200g.
+    const fs::path dir = scratch();
+    std::string text = slurp(fs::path(SOFTNDK_E2E_PROFILES) / "t6-25g.ini");
+    const size_t at = text.find("dma_read_ns = 500");
+    REQUIRE(at != std::string::npos);
+    text.replace(at, 17, "dma_read_ns = 777");
+    text.replace(text.find("name = t6-25g"), 13, "name = my-t6 ");
+    std::ofstream(dir / "my-t6.ini") << text;
+    const fs::path config = dir / "profiles.ini";
+    std::ofstream(config) << "[adapter rnic0]\nif_index = 1\nipv4 = 127.0.0.1 ; loopback\n"
+                             "profile = my-t6.ini\n\n"
+                             "[adapter rnic1]\nif_index = 2\nipv4 = 127.0.0.2\n"
+                             "profile = cx6-200g\n";
+    std::vector<std::string> env{"SOFTNDK_CONFIG=" + config.string()};
+    std::unique_ptr<Daemon> daemon;
+    if (daemon_mode()) {
+        daemon = std::make_unique<Daemon>(env);
+        const auto attach = daemon->env();
+        env.insert(env.end(), attach.begin(), attach.end());
+    }
+
+    Run r = run(kSoftndk, {"devices", "-v"}, env);
+    REQUIRE(r.exit_code == 0);
+    CHECK(contains(r.out, "\tprofile: +my-t6\n"));
+    CHECK(contains(r.out, "\tprofile_source: +" + (dir / "my-t6.ini").string() + "\n"));
+    CHECK(contains(r.out, "\tprofile_technology: +iwarp\n"));
+    CHECK(contains(r.out, "\ttiming:\n\t\tdoorbell_ns: +200\n"));
+    CHECK(contains(r.out, "\t\tdma_read_ns: +777\n"));
+    CHECK(contains(r.out, "\tprofile: +cx6-200g\n\tprofile_source: +built-in\n"));
+    CHECK(contains(r.out, "\t\tlink_mbps: +200000\n"));
+    // Without -v: no profile details.
+    r = run(kSoftndk, {"devices"}, env);
+    REQUIRE(r.exit_code == 0);
+    CHECK_FALSE(contains(r.out, "profile_source|timing:"));
+
+    r = run(kSoftndk, {"devices", "-v", "-j", "-d", "rnic1"}, env);
+    REQUIRE(r.exit_code == 0);
+    const boost::json::value report = parse_json(r.out);
+    const auto &d = report.as_object().at("devices").as_array().at(0).as_object();
+    CHECK(d.at("profile").as_string() == "cx6-200g");
+    CHECK(d.at("profile_source").as_string() == "built-in");
+    CHECK(d.at("profile_technology").as_string() == "roce");
+    const auto &timing = d.at("timing").as_object();
+    CHECK(number(timing.at("link_mbps")) == 200000);
+    CHECK(number(timing.at("pcie_ps_per_byte")) == 39);
+    CHECK(timing.size() >= 20);
+
+    // A bad profile file: the tool exits 1 naming the file and the line.
+    std::ofstream(dir / "my-t6.ini") << "[profile]\nname = my-t6\n[timing]\ndma_read_ns = fast\n";
+    r = run(kSoftndk, {"devices", "-v"}, env);
+    CHECK(r.exit_code == 1);
+    CHECK(contains(r.err, "my-t6\\.ini:4: \\[timing\\] dma_read_ns: 'fast' is not a number"));
+}
+
 // ---------------------------------------------------------------------------
 // Two consumer processes through one daemon
 // ---------------------------------------------------------------------------

@@ -99,7 +99,7 @@ std::vector<softndk_adapter> selected(const DevicesOptions &options) {
     return all;
 }
 
-std::string tree(const softndk_adapter &a, const NDK_ADAPTER_INFO &info) {
+std::string tree(const softndk_adapter &a, const NDK_ADAPTER_INFO &info, bool verbose) {
     auto line = [](const std::string &key, const std::string &value) {
         return fmt::format("\t{:<28}{}\n", key + ":", value);
     };
@@ -111,6 +111,11 @@ std::string tree(const softndk_adapter &a, const NDK_ADAPTER_INFO &info) {
     out += line("vendor_id", fmt::format("{:#x}", info.VendorId));
     out += line("device_id", fmt::format("{:#06x}", info.DeviceId));
     out += line("profile", a.profile);
+    if (verbose) {
+        out += line("profile_source", a.profile_source);
+        out += line("profile_description", a.profile_description);
+        out += line("profile_technology", a.technology);
+    }
     out += line("addresses", join(addresses(a), ", "));
     out += line("path_mtu", fmt::format("{}", a.path_mtu));
     for (const InfoField &f : kInfoFields)
@@ -118,10 +123,31 @@ std::string tree(const softndk_adapter &a, const NDK_ADAPTER_INFO &info) {
     const std::string names = join(flag_names(info.AdapterFlags), ", ");
     out += line("AdapterFlags", fmt::format("{:#010x}{}", info.AdapterFlags,
                                             names.empty() ? "" : " (" + names + ")"));
+    if (verbose) {
+        // The profile's [timing] section, one cost a line (ibv_devinfo -v's nesting).
+        out += "\ttiming:\n";
+        for (unsigned i = 0; i < a.cost_count; ++i)
+            out +=
+                fmt::format("\t\t{:<26}{}\n", std::string(a.costs[i].name) + ":", a.costs[i].value);
+    }
     return out;
 }
 
-std::string json(const softndk_adapter &a, const NDK_ADAPTER_INFO &info) {
+// With -v: the profile's source, description, technology and [timing] costs.
+std::string profile_json(const softndk_adapter &a, bool verbose) {
+    if (!verbose) return "";
+    std::string costs;
+    for (unsigned i = 0; i < a.cost_count; ++i)
+        costs += fmt::format("{}{}: {}", costs.empty() ? "" : ", ", json_string(a.costs[i].name),
+                             a.costs[i].value);
+    return fmt::format(
+        ", \"profile_source\": {}, \"profile_description\": {}, \"profile_technology\": {}, "
+        "\"timing\": {{{}}}",
+        json_string(a.profile_source), json_string(a.profile_description),
+        json_string(a.technology), costs);
+}
+
+std::string json(const softndk_adapter &a, const NDK_ADAPTER_INFO &info, bool verbose) {
     std::vector<std::string> quoted;
     for (const auto &s : addresses(a))
         quoted.push_back(json_string(s));
@@ -134,10 +160,10 @@ std::string json(const softndk_adapter &a, const NDK_ADAPTER_INFO &info) {
     return fmt::format(
         "{{\"alias\": {}, \"if_index\": {}, \"profile\": {}, \"addresses\": [{}], "
         "\"path_mtu\": {}, \"transport\": \"{}\", \"ndk_version\": \"{}.{}\", \"vendor_id\": {}, "
-        "\"device_id\": {}, \"limits\": {{{}}}, \"AdapterFlags\": {}, \"adapter_flags\": [{}]}}",
+        "\"device_id\": {}, \"limits\": {{{}}}, \"AdapterFlags\": {}, \"adapter_flags\": [{}]{}}}",
         json_string(a.alias), a.if_index, json_string(a.profile), join(quoted, ", "), a.path_mtu,
         technology_name(info.RdmaTechnology), info.Version.Major, info.Version.Minor, info.VendorId,
-        info.DeviceId, limits, info.AdapterFlags, join(flags, ", "));
+        info.DeviceId, limits, info.AdapterFlags, join(flags, ", "), profile_json(a, verbose));
 }
 
 }  // namespace
@@ -167,7 +193,8 @@ int run_devices(const DevicesOptions &options) {
             throw;
         }
         wsk.close(adapter);
-        parts.push_back(options.json ? json(a, info) : tree(a, info));
+        parts.push_back(options.json ? json(a, info, options.verbose)
+                                     : tree(a, info, options.verbose));
     }
     if (options.json)
         std::printf("{\"devices\": [\n  %s\n]}\n", join(parts, ",\n  ").c_str());

@@ -13,6 +13,7 @@
 #include <string_view>
 
 #include "device/config.hpp"
+#include "device/status.hpp"
 
 namespace {
 
@@ -50,6 +51,17 @@ softndk_adapter describe(const softndk::emu::Device &device) {
     a.if_index = c.if_index;
     copy_string(a.alias, sizeof a.alias, c.alias);
     copy_string(a.profile, sizeof a.profile, c.profile.name);
+    copy_string(a.profile_source, sizeof a.profile_source, c.profile.source);
+    copy_string(a.profile_description, sizeof a.profile_description, c.profile.description);
+    copy_string(a.technology, sizeof a.technology,
+                device.limits().rdma_technology == softndk::emu::status::kTechnologyIwarp ? "iwarp"
+                                                                                          : "roce");
+    for (const auto &key : softndk::emu::cost_keys()) {
+        if (a.cost_count == SOFTNDK_ADAPTER_MAX_COSTS) break;
+        softndk_cost &cost = a.costs[a.cost_count++];
+        copy_string(cost.name, sizeof cost.name, std::string(key.name));
+        cost.value = device.cost().*key.field;
+    }
     a.path_mtu = device.limits().path_mtu;
     for (const auto &ip : c.addresses) {
         if (a.address_count == SOFTNDK_ADAPTER_MAX_ADDRESSES) break;

@@ -8,7 +8,7 @@
  * the SoftNDK runtime does not implement yet; the tools and examples read the
  * same facts here instead, from the embedded device registry: the adapters of
  * SOFTNDK_CONFIG, or the default one (if_index 1, alias rnic0, 127.0.0.1 and
- * ::1, profile roce-default). Reading the list creates the embedded devices,
+ * ::1, profile roce-default) and their profiles. Reading the list creates the embedded devices,
  * exactly as the first WskOpenNdkAdapter of the process would.
  *
  * C11 and C++20. Thread-safe.
@@ -28,11 +28,32 @@ extern "C" {
 #define SOFTNDK_ADAPTER_PROFILE_SIZE  32
 /* Enough for any address softndk_address_string() prints (INET6_ADDRSTRLEN). */
 #define SOFTNDK_ADDRESS_STRING_SIZE 46
+#define SOFTNDK_ADAPTER_PROFILE_SOURCE_SIZE      256
+#define SOFTNDK_ADAPTER_PROFILE_DESCRIPTION_SIZE 128
+#define SOFTNDK_ADAPTER_MAX_COSTS                48
+#define SOFTNDK_COST_NAME_SIZE                   32
+
+/* One [timing] key of the adapter's profile: a time::CostModel field (its unit is in
+ * its name: _ns, _ps_per_byte, _bytes, _mbps, _entries). */
+struct softndk_cost {
+    char name[SOFTNDK_COST_NAME_SIZE];
+    unsigned int value;
+};
 
 struct softndk_adapter {
     unsigned int if_index; /* what WskOpenNdkAdapter takes */
     char alias[SOFTNDK_ADAPTER_ALIAS_SIZE];
     char profile[SOFTNDK_ADAPTER_PROFILE_SIZE];
+    /* "built-in", or the path of the profile file the adapter was configured with
+     * (truncated to the buffer). */
+    char profile_source[SOFTNDK_ADAPTER_PROFILE_SOURCE_SIZE];
+    char profile_description[SOFTNDK_ADAPTER_PROFILE_DESCRIPTION_SIZE];
+    /* The profile's technology: "roce" or "iwarp" (its [profile] technology). */
+    char technology[8];
+    /* Every [timing] key of the profile, in the order of time::CostModel; all 0 for
+     * the ideal profile (the timing model is off). */
+    unsigned int cost_count;
+    struct softndk_cost costs[SOFTNDK_ADAPTER_MAX_COSTS];
     unsigned int path_mtu; /* bytes */
     /* sockaddr_in (IPv4) or sockaddr_in6, port 0, in configuration order.
      * Addresses beyond SOFTNDK_ADAPTER_MAX_ADDRESSES are not listed. */

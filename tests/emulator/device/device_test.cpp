@@ -425,7 +425,7 @@ TEST_CASE("adapter configuration file", "[device][config]") {
         write(
             "; test\n[adapter a]\nif_index = 3\nipv4 = 10.9.0.1, 10.9.0.2\nipv6 = fd09::1\n"
             "profile = iwarp-default\nrnr_retry = 3\npath_mtu = 4096\n"
-            "[adapter b]\nif_index = 4\nipv4 = 10.9.0.3\nalias = second\n[other]\nx = 1\n");
+            "[adapter b]\nif_index = 4\nipv4 = 10.9.0.3\nalias = second\n");
         REQUIRE(load_adapter_config(path, out, error));
         REQUIRE(out.size() == 2);
         CHECK(out[0].if_index == 3);
