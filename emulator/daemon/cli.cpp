@@ -93,6 +93,10 @@ void add_rnic_options(CLI::App &app, RnicCommandLine &command_line) {
     app.add_option("--spin-us", command_line.spin_us,
                    "microseconds the device thread polls before it sleeps (0 = never spin)")
         ->check(CLI::Range(0u, 100000u));
+    app.add_option("--time", command_line.time_mode,
+                   "functional (as fast as the host allows) or paced (nothing completes before "
+                   "its model time); default SOFTNDK_TIME, else functional (docs/timing.md)")
+        ->check(CLI::IsMember({"functional", "paced"}));
     app.add_flag("--status", command_line.status,
                  "print the running daemon's pid, sessions, adapters and live contexts, and exit");
 }
@@ -163,6 +167,16 @@ int run_rnic(const RnicCommandLine &command_line) {
             }
         }
     }
+    hw::TimeMode mode = hw::TimeMode::kFunctional;
+    if (!command_line.time_mode.empty()) {
+        mode = *parse_time_mode(command_line.time_mode);
+    } else if (!time_mode_from_environment(mode, error)) {
+        std::fprintf(stderr, "softndk rnic: %s\n", error.c_str());
+        return 2;
+    }
+    if (options.adapters.empty()) options.adapters = default_adapter_config();
+    for (auto &a : options.adapters)
+        a.time_mode = mode;
     try {
         Daemon daemon(std::move(options));
         std::printf("softndk rnic: listening on %s\n", daemon.socket_path().c_str());

@@ -28,6 +28,7 @@ struct RnicCommandLine {
     std::string log_level = "info";
     unsigned spin_us = 25;
     bool status = false;  // --status: query the running daemon instead of starting one
+    std::string time_mode;  // --time: functional | paced ("" = SOFTNDK_TIME, else functional)
 };
 
 // Adds the daemon's options to `app` (the top-level app or a subcommand).

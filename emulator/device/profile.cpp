@@ -78,6 +78,7 @@ const CostKey kCostKeys[] = {
     SOFTNDK_COST(processing_units),
     SOFTNDK_COST(pu_wqe_ns),
     SOFTNDK_COST(pu_packet_ns),
+    SOFTNDK_COST(pu_cqe_ns),
     SOFTNDK_COST(cache_miss_ns),
     SOFTNDK_COST(qpc_cache_entries),
     SOFTNDK_COST(mpt_cache_entries),
@@ -160,6 +161,19 @@ std::span<const CostKey> cost_keys() {
     return kCostKeys;
 }
 
+std::optional<bool> set_cost_key(CostModel &cost, std::string_view key, std::string_view value,
+                                 std::string &error) {
+    for (const auto &k : kCostKeys) {
+        if (k.name != key) continue;
+        const CostRange range = cost_range(k.name);
+        uint64_t v = 0;
+        if (!parse_ini_number(value, range.min, range.max, v, error)) return false;
+        cost.*(k.field) = static_cast<uint32_t>(v);
+        return true;
+    }
+    return std::nullopt;
+}
+
 std::optional<bool> set_transport_key(TransportDefaults &transport, std::string_view key,
                                       std::string_view value, std::string &error) {
     for (const auto &k : kTransportKeys) {
@@ -226,12 +240,9 @@ bool parse_profile(std::string_view text, const std::string &origin, Profile &ou
             k->set(out.limits, v);
             limits_set.insert(k->name);
         } else if (e.section == "timing") {
-            const auto k = std::find_if(std::begin(kCostKeys), std::end(kCostKeys),
-                                        [&](const CostKey &c) { return c.name == e.key; });
-            if (k == std::end(kCostKeys)) return unknown();
-            const CostRange range = cost_range(k->name);
-            if (!parse_ini_number(e.value, range.min, range.max, v, why)) return fail(why);
-            out.cost.*(k->field) = static_cast<uint32_t>(v);
+            const auto set = set_cost_key(out.cost, e.key, e.value, why);
+            if (!set) return unknown();
+            if (!*set) return fail(why);
         } else if (e.section == "transport") {
             const auto set = set_transport_key(out.transport, e.key, e.value, why);
             if (!set) return unknown();

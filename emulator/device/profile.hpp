@@ -94,6 +94,10 @@ struct CostKey {
 };
 std::span<const CostKey> cost_keys();
 
+// Sets the CostModel field `key` from `value` (range-checked). nullopt if `key` is
+// not a [timing] key; false with the reason in `error` for a bad value.
+std::optional<bool> set_cost_key(CostModel &cost, std::string_view key, std::string_view value,
+                                 std::string &error);
 // Sets the TransportDefaults field `key` from `value` (range-checked). nullopt if
 // `key` is not a transport key; false with the reason in `error` for a bad value.
 std::optional<bool> set_transport_key(TransportDefaults &transport, std::string_view key,
