@@ -88,7 +88,8 @@ void add_rnic_options(CLI::App &app, RnicCommandLine &command_line) {
         "a built-in profile or a profile file (FILE.ini or a path with '/')");
     app.add_flag("--foreground,!--background", command_line.foreground,
                  "stay in the foreground (the only mode: use a service manager to detach)");
-    app.add_option("--log-level", command_line.log_level, "trace, debug, info, warn, error or off")
+    app.add_option("--log-level", command_line.log_level,
+                   "trace, debug, info, warn, error or off (default: SOFTNDK_LOG_LEVEL, else warn)")
         ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "off"}));
     app.add_option("--spin-us", command_line.spin_us,
                    "microseconds the device thread polls before it sleeps (0 = never spin)")
@@ -131,8 +132,10 @@ int run_rnic(const RnicCommandLine &command_line) {
                      "service manager\n");
         return 2;
     }
-    // Every SoftNDK logger reads SOFTNDK_LOG_LEVEL at first use.
-    ::setenv("SOFTNDK_LOG_LEVEL", command_line.log_level.c_str(), 1);
+    // Every SoftNDK logger reads SOFTNDK_LOG_LEVEL at first use: --log-level wins over
+    // it; without either, loggers default to warn.
+    if (!command_line.log_level.empty())
+        ::setenv("SOFTNDK_LOG_LEVEL", command_line.log_level.c_str(), 1);
 
     DaemonOptions options;
     options.socket_path = command_line.socket_path;

@@ -25,7 +25,7 @@ struct RnicCommandLine {
     std::string config_path;
     std::vector<std::string> adapter_specs;
     bool foreground = true;
-    std::string log_level = "info";
+    std::string log_level;  // --log-level; "" = SOFTNDK_LOG_LEVEL, else warn
     unsigned spin_us = 25;
     bool status = false;  // --status: query the running daemon instead of starting one
     std::string time_mode;  // --time: functional | paced ("" = SOFTNDK_TIME, else functional)
