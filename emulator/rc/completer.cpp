@@ -102,7 +102,11 @@ void on_read_response(Qp &qp, const Packet &packet) {
         skip = 0;
     }
     ++w->read_received;
-    if (w->read_received == w->psn_count && r.outstanding_reads != 0) --r.outstanding_reads;
+    if (w->read_received == w->psn_count) {
+        if (r.outstanding_reads != 0) --r.outstanding_reads;
+        r.read_done_ns.push_back(r.placed_ns);
+        r.last_read_done_ns = std::max(r.last_read_done_ns, r.placed_ns);
+    }
     acknowledge_before(qp, wire::psn_add(psn, 1));
 }
 

@@ -97,6 +97,15 @@ struct Requester {
     uint32_t next_psn = 0;     // PSN of the next new packet
     uint32_t una_psn = 0;      // oldest unacknowledged PSN (completer)
     uint32_t outstanding_reads = 0;
+    // Model time of the READ slots (ORD) and fences. The host learns that a READ is
+    // done when it processes its last response, which in model time may be later than
+    // a doorbell it processes afterwards: a READ takes the slot READ (n - ORD) freed and
+    // starts no earlier than that one's completion; a fenced WQE no earlier than the
+    // latest READ's. read_done_ns[i] = completion of READ number reads_done_base + i.
+    uint64_t reads_started = 0;
+    uint64_t reads_done_base = 0;
+    std::deque<uint64_t> read_done_ns;
+    uint64_t last_read_done_ns = 0;
     bool fetch_blocked = false;  // a malformed WQE: fetch nothing after it
     // A FAST_REGISTER, BIND_WINDOW or LOCAL_INVALIDATE was fetched and has not executed
     // yet: the WQEs behind it are parsed (and their keys checked) only after it did, as

@@ -392,14 +392,29 @@ void requester_progress(Qp &qp) {
             if (w.on_wire() && !wire::psn_window_open(r.next_psn, r.una_psn, window)) break;
             w.started = true;
             // The QP's processing unit takes the WQE when it is at the device and the
-            // QP got to it (a WQE held back by the window or ORD: when that opened).
+            // QP got to it (a WQE held back by the window, ORD or a fence: when that
+            // opened, in model time - see Requester::read_done_ns).
+            uint64_t earliest = std::max(w.ready_ns, qp.now_ns);
+            if (w.flags & hw::kCtrlReadFence) earliest = std::max(earliest, r.last_read_done_ns);
+            if (w.is_read()) {
+                if (r.reads_started >= qp.path.ord) {
+                    const uint64_t freed_by = r.reads_started - qp.path.ord;
+                    while (r.reads_done_base < freed_by && !r.read_done_ns.empty()) {
+                        r.read_done_ns.pop_front();
+                        ++r.reads_done_base;
+                    }
+                    if (r.reads_done_base == freed_by && !r.read_done_ns.empty())
+                        earliest = std::max(earliest, r.read_done_ns.front());
+                }
+                ++r.reads_started;
+            }
             const auto lookup =
                 w.sges.empty()
                     ? time::TimingModel::Lookup{}
                     : time::TimingModel::access(w.first_local_token, w.sges.front().iova(),
                                                 w.length);
-            w.processed_ns = qp.device.timing().process(
-                qp.number, std::max(w.ready_ns, qp.now_ns), qp.device.cost().pu_wqe_ns, lookup);
+            w.processed_ns = qp.device.timing().process(qp.number, earliest,
+                                                        qp.device.cost().pu_wqe_ns, lookup);
             w.first_psn = r.next_psn;
             r.next_psn = wire::psn_add(r.next_psn, w.psn_count);
             if (w.is_read()) {
