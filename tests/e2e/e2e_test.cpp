@@ -482,10 +482,6 @@ TEST_CASE("softndk perf: sizes beyond the adapter's limits exit 1", "[e2e][perf]
 // softndk perf --clock model. --profile is embedded-only: under the daemon
 // (SOFTNDK_MODE=daemon, inherited from with-daemon.sh) it must exit 2, and the
 // model runs use the daemon's adapters (profile roce-default) instead.
-bool daemon_mode() {
-    const char *mode = std::getenv("SOFTNDK_MODE");
-    return mode != nullptr && std::string(mode) == "daemon";
-}
 
 std::vector<std::string> with_profile(std::vector<std::string> args) {
     if (!daemon_mode()) {
