@@ -498,7 +498,8 @@ TEST_CASE("softndk perf --clock model reports model time in perftest's fields", 
             const Run r = run(kSoftndk, with_profile({"perf", "--clock", "model", "-t", verb, "-m",
                                                       mode, "-s", "8", "-n", "200", "--json"}));
             REQUIRE(r.exit_code == 0);
-            const auto &o = parse_json(r.out).as_object();
+            const boost::json::value report = parse_json(r.out);
+            const auto &o = report.as_object();
             CHECK(o.at("clock").as_string() == "model");
             CHECK(o.at("profile").as_string() == "roce-default");
             CHECK(o.at("time_mode").as_string() == "functional");
@@ -530,8 +531,9 @@ TEST_CASE("softndk perf --clock model is deterministic", "[e2e][perf]") {
     const Run second = run(kSoftndk, args);
     REQUIRE(first.exit_code == 0);
     REQUIRE(second.exit_code == 0);
-    const auto &a = parse_json(first.out).as_object().at("results").as_array().at(0).as_object();
-    const auto &b = parse_json(second.out).as_object().at("results").as_array().at(0).as_object();
+    const boost::json::value report_a = parse_json(first.out), report_b = parse_json(second.out);
+    const auto &a = report_a.as_object().at("results").as_array().at(0).as_object();
+    const auto &b = report_b.as_object().at("results").as_array().at(0).as_object();
     CHECK(number(a.at("t_avg")) > 0);
     CHECK(number(a.at("t_avg")) == number(b.at("t_avg")));
     CHECK(number(a.at("t_min")) == number(b.at("t_min")));
@@ -544,7 +546,8 @@ TEST_CASE("softndk perf -q and -l: several QPs, post lists", "[e2e][perf]") {
             run(kSoftndk, with_profile({"perf", "--clock", "model", "-t", verb, "--bw", "-s", "64",
                                         "-q", "4", "-l", "8", "-n", "500", "--json"}));
         REQUIRE(r.exit_code == 0);
-        const auto &o = parse_json(r.out).as_object();
+        const boost::json::value report = parse_json(r.out);
+        const auto &o = report.as_object();
         CHECK(number(o.at("num_of_qps")) == 4);
         CHECK(number(o.at("post_list")) == 8);
         const auto &row = o.at("results").as_array().at(0).as_object();
