@@ -479,6 +479,111 @@ TEST_CASE("softndk perf: sizes beyond the adapter's limits exit 1", "[e2e][perf]
     CHECK(contains(r.err, "MaxTransferLength"));
 }
 
+// softndk perf --clock model. --profile is embedded-only: under the daemon
+// (SOFTNDK_MODE=daemon, inherited from with-daemon.sh) it must exit 2, and the
+// model runs use the daemon's adapters (profile roce-default) instead.
+
+std::vector<std::string> with_profile(std::vector<std::string> args) {
+    if (!daemon_mode()) {
+        args.push_back("--profile");
+        args.push_back("roce-default");
+    }
+    return args;
+}
+
+TEST_CASE("softndk perf --clock model reports model time in perftest's fields", "[e2e][perf]") {
+    for (const char *verb : {"send", "write", "read"}) {
+        for (const char *mode : {"lat", "bw"}) {
+            INFO(verb << " " << mode);
+            const Run r = run(kSoftndk, with_profile({"perf", "--clock", "model", "-t", verb, "-m",
+                                                      mode, "-s", "8", "-n", "200", "--json"}));
+            REQUIRE(r.exit_code == 0);
+            const boost::json::value report = parse_json(r.out);
+            const auto &o = report.as_object();
+            CHECK(o.at("clock").as_string() == "model");
+            CHECK(o.at("profile").as_string() == "roce-default");
+            CHECK(o.at("time_mode").as_string() == "functional");
+            const auto &row = o.at("results").as_array().at(0).as_object();
+            if (std::string(mode) == "lat") {
+                CHECK(number(row.at("t_min")) > 0);
+                CHECK(number(row.at("t_min")) <= number(row.at("t_typical")));
+                CHECK(number(row.at("t_typical")) <= number(row.at("t_max")));
+                CHECK(number(row.at("t_min")) <= number(row.at("t_avg")));
+                CHECK(number(row.at("t_avg")) <= number(row.at("t_max")));
+            } else {
+                CHECK(number(row.at("BW_average")) > 0);
+                CHECK(number(row.at("MsgRate")) > 0);
+                CHECK(number(row.at("BW_average")) <= number(row.at("BW_peak")) * 1.0001);
+            }
+        }
+    }
+    const Run table =
+        run(kSoftndk, with_profile({"perf", "--clock", "model", "--lat", "-n", "50"}));
+    REQUIRE(table.exit_code == 0);
+    CHECK(contains(table.out,
+                   "\n Clock +: model \\(profile roce-default, time mode functional\\)\n"));
+}
+
+TEST_CASE("softndk perf --clock model is deterministic", "[e2e][perf]") {
+    const std::vector<std::string> args = with_profile(
+        {"perf", "--clock", "model", "-t", "write", "--lat", "-s", "8", "-n", "300", "--json"});
+    const Run first = run(kSoftndk, args);
+    const Run second = run(kSoftndk, args);
+    REQUIRE(first.exit_code == 0);
+    REQUIRE(second.exit_code == 0);
+    const boost::json::value report_a = parse_json(first.out), report_b = parse_json(second.out);
+    const auto &a = report_a.as_object().at("results").as_array().at(0).as_object();
+    const auto &b = report_b.as_object().at("results").as_array().at(0).as_object();
+    CHECK(number(a.at("t_avg")) > 0);
+    CHECK(number(a.at("t_avg")) == number(b.at("t_avg")));
+    CHECK(number(a.at("t_min")) == number(b.at("t_min")));
+}
+
+TEST_CASE("softndk perf -q and -l: several QPs, post lists", "[e2e][perf]") {
+    for (const char *verb : {"send", "write", "read"}) {
+        INFO(verb);
+        const Run r =
+            run(kSoftndk, with_profile({"perf", "--clock", "model", "-t", verb, "--bw", "-s", "64",
+                                        "-q", "4", "-l", "8", "-n", "500", "--json"}));
+        REQUIRE(r.exit_code == 0);
+        const boost::json::value report = parse_json(r.out);
+        const auto &o = report.as_object();
+        CHECK(number(o.at("num_of_qps")) == 4);
+        CHECK(number(o.at("post_list")) == 8);
+        const auto &row = o.at("results").as_array().at(0).as_object();
+        CHECK(number(row.at("n_iterations")) == 500);
+        CHECK(number(row.at("MsgRate")) > 0);
+    }
+    // The wall clock takes them too.
+    const Run wall = run(kSoftndk, {"perf", "-t", "write", "-q", "4", "-l", "8", "-n", "200"});
+    CHECK(wall.exit_code == 0);
+    CHECK(contains(wall.out, "Number of qps   : 4"));
+}
+
+TEST_CASE("softndk perf: model-time usage errors exit 2", "[e2e][perf]") {
+    for (const std::vector<std::string> &args :
+         std::vector<std::vector<std::string>>{{"perf", "--profile", "nosuch"},
+                                               {"perf", "--time", "paced"},
+                                               {"perf", "--clock", "sundial"},
+                                               {"perf", "--lat", "-q", "2"},
+                                               {"perf", "--lat", "-l", "2"},
+                                               {"perf", "-l", "200"}}) {
+        const Run r = run(kSoftndk, args);
+        INFO("args: " << args.back());
+        CHECK(r.exit_code == 2);
+        CHECK_FALSE(r.err.empty());
+        CHECK(r.out.empty());
+    }
+    const Run unknown = run(kSoftndk, {"perf", "--profile", "nosuch"});
+    if (daemon_mode()) {
+        CHECK(contains(unknown.err, "set the daemon's profile in its config"));
+    } else {
+        CHECK(contains(unknown.err, "roce-default"));
+        CHECK(contains(unknown.err, "iwarp-default"));
+    }
+    CHECK(contains(run(kSoftndk, {"perf", "--time", "paced"}).err, "SOFTNDK_TIME"));
+}
+
 // ---------------------------------------------------------------------------
 // softndk --version, devices
 // ---------------------------------------------------------------------------

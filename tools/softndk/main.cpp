@@ -76,7 +76,13 @@ void add_perf(CLI::App &app, PerfOptions &o, std::string &mode, bool &lat, bool 
     perf->footer(
         "Latency is one way (half a round trip) for send and write, the whole round trip for\n"
         "read. MB = 2^20 bytes, as in perftest. With -a and no -n, sizes whose iterations\n"
-        "would move more than 512 MiB run fewer iterations (at least 16).\n\n" +
+        "would move more than 512 MiB run fewer iterations (at least 16).\n\n"
+        "--clock model reports the modeled RNIC's time instead of the wall clock: latency\n"
+        "from the model completion times of successive iterations, bandwidth from the model\n"
+        "time of the last completion; it is deterministic in functional time mode. A write\n"
+        "latency iteration answers the peer's completion (no CQE dates the placement).\n"
+        "--profile sets up two adapters of its own (embedded mode only): rnic0 (if_index 1,\n"
+        "127.0.0.1) for the client and rnic1 (if_index 2, 127.0.0.2) for the server.\n\n" +
         std::string(kEnvironment));
     const std::map<std::string, Verb> verbs{
         {"send", Verb::kSend}, {"write", Verb::kWrite}, {"read", Verb::kRead}};
@@ -117,6 +123,28 @@ void add_perf(CLI::App &app, PerfOptions &o, std::string &mode, bool &lat, bool 
     perf->add_flag("-j,--json,--out_json", o.json,
                    "print JSON (perftest's field names) instead of the table");
     perf->add_flag("--report_gbits", o.report_gbits, "bandwidth in Gb/sec instead of MB/sec");
+    const std::map<std::string, ClockSource> clocks{{"wall", ClockSource::kWall},
+                                                    {"model", ClockSource::kModel}};
+    perf->add_option("--clock", o.clock,
+                     "wall|model: figures from the wall clock (default) or from model time (the "
+                     "device's dates, through SoftNDK's model-time extension; exit 1 without it)")
+        ->transform(CLI::CheckedTransformer(clocks, CLI::ignore_case));
+    perf->add_option("-q,--qp", o.qp_count,
+                     "bw: number of QPs (connections); requests go round robin, each QP with "
+                     "its own tx depth (default 1; latency tests: 1 only)")
+        ->check(CLI::Range(1u, 0xFFFFu));
+    perf->add_option("-l,--post_list", o.post_list,
+                     "bw: requests posted per QP in a row, all but the last with "
+                     "NDK_OP_FLAG_DEFER: one doorbell each list (default 1; latency: 1 only)")
+        ->check(CLI::Range(1u, 1u << 16));
+    perf->add_option("--profile", o.profile,
+                     "embedded mode: run on two adapters of this device profile, rnic0 "
+                     "(client) and rnic1 (server), back to back (unknown name: the list)");
+    perf->add_option("--time", o.time_mode,
+                     "functional|paced: the time mode of --profile's adapters (requires "
+                     "--profile; otherwise SOFTNDK_TIME sets it). paced: --clock wall shows "
+                     "what the modeled hardware would show")
+        ->check(CLI::IsMember({"functional", "paced"}));
 }
 
 void add_devices(CLI::App &app, DevicesOptions &o) {
@@ -164,7 +192,13 @@ int main(int argc, char **argv) {
         if (command == "perf") {
             if (lat || mode == "lat" || mode == "LAT") perf.mode = Mode::kLatency;
             if (bw) perf.mode = Mode::kBandwidth;
-            return run_perf(perf);
+            try {
+                return run_perf(perf);
+            } catch (const UsageError &e) {
+                std::fflush(stdout);
+                std::fprintf(stderr, "softndk perf: %s\n", e.what());
+                return kExitUsage;
+            }
         }
         if (command == "rnic") return softndk::emu::daemon::run_rnic(rnic);
         return run_devices(devices);

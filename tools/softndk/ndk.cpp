@@ -3,6 +3,7 @@
 #include <arpa/inet.h>
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstring>
 #include <iterator>
 
@@ -159,11 +160,14 @@ NDK_ADAPTER_INFO query_adapter_info(NDK_ADAPTER *adapter) {
 // ---------------------------------------------------------------------------
 // Endpoint
 // ---------------------------------------------------------------------------
+Endpoint::Connection::Connection() {
+    KeInitializeEvent(&peer_gone, NotificationEvent, FALSE);
+}
+
 Endpoint::Endpoint(const WskClient &wsk, const softndk_adapter &adapter,
                    const EndpointOptions &options)
     : wsk_(wsk), adapter_(adapter), options_(options) {
     KeInitializeEvent(&connect_event_, NotificationEvent, FALSE);
-    KeInitializeEvent(&peer_gone_, NotificationEvent, FALSE);
     try {
         ndk_adapter_ = wsk_.open(adapter.if_index);
         info_ = query_adapter_info(ndk_adapter_);
@@ -172,20 +176,32 @@ Endpoint::Endpoint(const WskClient &wsk, const softndk_adapter &adapter,
             done,
             ndk_adapter_->Dispatch->NdkCreatePd(ndk_adapter_, Completion::on_create, &done, &pd_),
             &pd_, "NdkCreatePd");
-        // One CQ for both queues, deep enough for every work request at once.
-        const ULONG cq_depth = options.receive_depth + options.initiator_depth;
+        // One CQ for every queue, deep enough for every work request at once.
+        const ULONG cq_depth = (options.receive_depth + options.initiator_depth) *
+                               std::max<ULONG>(options.qp_count, 1);
         done.reset();
         create(done,
                ndk_adapter_->Dispatch->NdkCreateCq(ndk_adapter_, cq_depth, on_cq_notification, this,
                                                    nullptr, Completion::on_create, &done, &cq_),
                &cq_, "NdkCreateCq");
-        done.reset();
+        NDK_EXTENSION_INTERFACE model_time{};
+        GUID model_time_id = SOFTNDK_MODEL_TIME_EXTENSION_GUID_INIT;
+        if (NT_SUCCESS(cq_->Dispatch->NdkQueryExtension(
+                &cq_->Header, &model_time_id,
+                NDK_VERSION{SOFTNDK_MODEL_TIME_EXTENSION_VERSION_MAJOR,
+                            SOFTNDK_MODEL_TIME_EXTENSION_VERSION_MINOR},
+                &model_time)))
+            model_time_ = static_cast<const SOFTNDK_MODEL_TIME_DISPATCH *>(model_time.Dispatch);
         const ULONG sge = 1;
-        create(done,
-               pd_->Dispatch->NdkCreateQp(pd_, cq_, cq_, this, options.receive_depth,
-                                          options.initiator_depth, sge, sge, options.inline_bytes,
-                                          Completion::on_create, &done, &qp_),
-               &qp_, "NdkCreateQp");
+        for (ULONG i = 0; i < std::max<ULONG>(options.qp_count, 1); ++i) {
+            auto &c = *connections_.emplace_back(std::make_unique<Connection>());
+            done.reset();
+            create(done,
+                   pd_->Dispatch->NdkCreateQp(
+                       pd_, cq_, cq_, this, options.receive_depth, options.initiator_depth, sge,
+                       sge, options.inline_bytes, Completion::on_create, &done, &c.qp),
+                   &c.qp, "NdkCreateQp");
+        }
 
         // The buffer, the way a driver registers non-paged pool.
         buffer_ = static_cast<uint8_t *>(
@@ -220,23 +236,32 @@ Endpoint::~Endpoint() {
     destroy();
 }
 
-void Endpoint::destroy() noexcept {
-    if (connector_ != nullptr) {
-        if (connected_) {
-            Completion done;
-            const NTSTATUS s = done.finish(
-                connector_->Dispatch->NdkDisconnect(connector_, Completion::on_request, &done));
-            if (!NT_SUCCESS(s)) log().debug("NdkDisconnect: {}", status_text(s));
-            connected_ = false;
-        }
-        close_object(&connector_->Header, connector_->Dispatch->NdkCloseConnector);
-        connector_ = nullptr;
+// Disconnects `c` if it is still connected (a failure is only logged at debug
+// level: the peer may have gone first) and closes its connector.
+void Endpoint::disconnect_and_close(Connection &c) noexcept {
+    if (c.connector == nullptr) return;
+    if (c.connected) {
+        Completion done;
+        const NTSTATUS s = done.finish(
+            c.connector->Dispatch->NdkDisconnect(c.connector, Completion::on_request, &done));
+        if (!NT_SUCCESS(s)) log().debug("NdkDisconnect: {}", status_text(s));
+        c.connected = false;
     }
+    close_object(&c.connector->Header, c.connector->Dispatch->NdkCloseConnector);
+    c.connector = nullptr;
+}
+
+void Endpoint::destroy() noexcept {
+    for (auto &c : connections_)
+        disconnect_and_close(*c);
     if (listener_ != nullptr) {
         close_object(&listener_->Header, listener_->Dispatch->NdkCloseListener);
         listener_ = nullptr;
     }
-    if (qp_ != nullptr) close_object(&qp_->Header, qp_->Dispatch->NdkCloseQp);
+    for (auto &c : connections_) {
+        if (c->qp != nullptr) close_object(&c->qp->Header, c->qp->Dispatch->NdkCloseQp);
+        c->qp = nullptr;
+    }
     if (mr_ != nullptr) {
         if (registered_) {
             Completion done;
@@ -249,7 +274,8 @@ void Endpoint::destroy() noexcept {
     if (mdl_ != nullptr) IoFreeMdl(mdl_);
     if (buffer_ != nullptr) ExFreePoolWithTag(buffer_, kPoolTag);
     if (ndk_adapter_ != nullptr) wsk_.close(ndk_adapter_);
-    qp_ = nullptr;
+    connections_.clear();
+    model_time_ = nullptr;
     mr_ = nullptr;
     cq_ = nullptr;
     pd_ = nullptr;
@@ -275,26 +301,31 @@ NDK_SGE Endpoint::sge(size_t offset, ULONG length) const {
     return s;
 }
 
-NTSTATUS Endpoint::post_receive(void *context, size_t offset, ULONG length) {
+NTSTATUS Endpoint::post_receive(size_t index, void *context, size_t offset, ULONG length) {
     const NDK_SGE s = sge(offset, length);
-    return qp_->Dispatch->NdkReceive(qp_, context, &s, 1);
+    NDK_QP *q = qp(index);
+    return q->Dispatch->NdkReceive(q, context, &s, 1);
 }
 
-NTSTATUS Endpoint::post_send(void *context, size_t offset, ULONG length, ULONG flags) {
+NTSTATUS Endpoint::post_send(size_t index, void *context, size_t offset, ULONG length,
+                             ULONG flags) {
     const NDK_SGE s = sge(offset, length);
-    return qp_->Dispatch->NdkSend(qp_, context, &s, 1, flags);
+    NDK_QP *q = qp(index);
+    return q->Dispatch->NdkSend(q, context, &s, 1, flags);
 }
 
-NTSTATUS Endpoint::post_write(void *context, size_t offset, ULONG length, uint64_t remote_address,
-                              uint32_t remote_token, ULONG flags) {
+NTSTATUS Endpoint::post_write(size_t index, void *context, size_t offset, ULONG length,
+                              uint64_t remote_address, uint32_t remote_token, ULONG flags) {
     const NDK_SGE s = sge(offset, length);
-    return qp_->Dispatch->NdkWrite(qp_, context, &s, 1, remote_address, remote_token, flags);
+    NDK_QP *q = qp(index);
+    return q->Dispatch->NdkWrite(q, context, &s, 1, remote_address, remote_token, flags);
 }
 
-NTSTATUS Endpoint::post_read(void *context, size_t offset, ULONG length, uint64_t remote_address,
-                             uint32_t remote_token, ULONG flags) {
+NTSTATUS Endpoint::post_read(size_t index, void *context, size_t offset, ULONG length,
+                             uint64_t remote_address, uint32_t remote_token, ULONG flags) {
     const NDK_SGE s = sge(offset, length);
-    return qp_->Dispatch->NdkRead(qp_, context, &s, 1, remote_address, remote_token, flags);
+    NDK_QP *q = qp(index);
+    return q->Dispatch->NdkRead(q, context, &s, 1, remote_address, remote_token, flags);
 }
 
 VOID Endpoint::on_cq_notification(PVOID, NTSTATUS) {
@@ -304,7 +335,8 @@ VOID Endpoint::on_cq_notification(PVOID, NTSTATUS) {
 VOID Endpoint::on_connect_event(PVOID context, NDK_CONNECTOR *connector) {
     auto *self = static_cast<Endpoint *>(context);
     if (self->incoming_ != nullptr) {
-        // One connection per listener: closing an unaccepted connector rejects it.
+        // One request at a time (connect_pair connects the QPs one by one):
+        // closing an unaccepted connector rejects it.
         connector->Dispatch->NdkCloseConnector(
             &connector->Header, [](PVOID) {}, nullptr);
         return;
@@ -313,18 +345,20 @@ VOID Endpoint::on_connect_event(PVOID context, NDK_CONNECTOR *connector) {
     KeSetEvent(&self->connect_event_, IO_NO_INCREMENT, FALSE);
 }
 
+// The context is the Connection.
 VOID Endpoint::on_disconnect_event(PVOID context) {
-    auto *self = static_cast<Endpoint *>(context);
-    KeSetEvent(&self->peer_gone_, IO_NO_INCREMENT, FALSE);
+    auto *self = static_cast<Connection *>(context);
+    KeSetEvent(&self->peer_gone, IO_NO_INCREMENT, FALSE);
 }
 
-void Endpoint::read_connection(NDK_CONNECTOR *connector) {
-    ULONG length = sizeof local_;
-    check(connector->Dispatch->NdkGetLocalAddress(connector, reinterpret_cast<PSOCKADDR>(&local_),
+void Endpoint::read_connection(Connection &c) {
+    NDK_CONNECTOR *connector = c.connector;
+    ULONG length = sizeof c.local;
+    check(connector->Dispatch->NdkGetLocalAddress(connector, reinterpret_cast<PSOCKADDR>(&c.local),
                                                   &length),
           "NdkGetLocalAddress");
-    length = sizeof peer_;
-    check(connector->Dispatch->NdkGetPeerAddress(connector, reinterpret_cast<PSOCKADDR>(&peer_),
+    length = sizeof c.peer;
+    check(connector->Dispatch->NdkGetPeerAddress(connector, reinterpret_cast<PSOCKADDR>(&c.peer),
                                                  &length),
           "NdkGetPeerAddress");
     // Private data: the provider's buffer may be larger than what the peer
@@ -337,8 +371,8 @@ void Endpoint::read_connection(NDK_CONNECTOR *connector) {
     check(connector->Dispatch->NdkGetConnectionData(connector, nullptr, nullptr, data.data(),
                                                     &length),
           "NdkGetConnectionData");
-    std::memcpy(&peer_buffer_, data.data(), sizeof peer_buffer_);
-    if (peer_buffer_.magic != kBufferMagic)
+    std::memcpy(&c.peer_buffer, data.data(), sizeof c.peer_buffer);
+    if (c.peer_buffer.magic != kBufferMagic)
         throw std::runtime_error("the peer's private data is not a softndk buffer description");
 }
 
@@ -357,6 +391,8 @@ void connect_pair(Endpoint &client, Endpoint &server, uint16_t port, ULONG read_
                         listen_address.ss_family == AF_INET6 ? "IPv6" : "IPv4"));
     sockaddr_storage source = *client_own;  // port 0: the provider picks one
 
+    if (client.connections_.size() != server.connections_.size())
+        throw std::runtime_error("connect_pair: the two ends have different QP counts");
     NDK_ADAPTER *sa = server.ndk_adapter_;
     Completion done;
     create(done,
@@ -370,80 +406,83 @@ void connect_pair(Endpoint &client, Endpoint &server, uint16_t port, ULONG read_
           "NdkListen");
 
     NDK_ADAPTER *ca = client.ndk_adapter_;
-    done.reset();
-    create(done,
-           ca->Dispatch->NdkCreateConnector(ca, Completion::on_create, &done, &client.connector_),
-           &client.connector_, "NdkCreateConnector");
     const BufferInfo client_info = client.buffer_info();
-    const ULONG ird = std::min(read_limit, client.info_.MaxInboundReadLimit);
-    const ULONG ord = std::min(read_limit, client.info_.MaxOutboundReadLimit);
-    client.connect_done_.reset();
-    NTSTATUS cs = client.connector_->Dispatch->NdkConnect(
-        client.connector_, client.qp_, reinterpret_cast<PSOCKADDR>(&source),
-        sockaddr_length(source), reinterpret_cast<PSOCKADDR>(&listen_address),
-        sockaddr_length(listen_address), ird, ord, const_cast<BufferInfo *>(&client_info),
-        sizeof client_info, Completion::on_request, &client.connect_done_);
-    if (cs != STATUS_PENDING) check(cs, "NdkConnect");
-
-    // The request reaches the listener - or the connect fails first.
-    if (cs == STATUS_PENDING) {
-        PVOID objects[2] = {&server.connect_event_, &client.connect_done_.event};
-        KeWaitForMultipleObjects(2, objects, WaitAny, Executive, KernelMode, FALSE, nullptr,
-                                 nullptr);
-        if (KeReadStateEvent(&server.connect_event_) == 0)
-            check(client.connect_done_.status, "NdkConnect");
-    } else {
-        KeWaitForSingleObject(&server.connect_event_, Executive, KernelMode, FALSE, nullptr);
-    }
-    server.connector_ = server.incoming_;
-    server.read_connection(server.connector_);
     const BufferInfo server_info = server.buffer_info();
-    server.accept_done_.reset();
-    const NTSTATUS as = server.connector_->Dispatch->NdkAccept(
-        server.connector_, server.qp_, std::min(read_limit, server.info_.MaxInboundReadLimit),
-        std::min(read_limit, server.info_.MaxOutboundReadLimit),
-        const_cast<BufferInfo *>(&server_info), sizeof server_info, Endpoint::on_disconnect_event,
-        &server, Completion::on_request, &server.accept_done_);
-    if (as != STATUS_PENDING) check(as, "NdkAccept");
+    for (size_t i = 0; i < client.connections_.size(); ++i) {
+        Endpoint::Connection &cc = *client.connections_[i];
+        Endpoint::Connection &sc = *server.connections_[i];
+        done.reset();
+        create(done,
+               ca->Dispatch->NdkCreateConnector(ca, Completion::on_create, &done, &cc.connector),
+               &cc.connector, "NdkCreateConnector");
+        const ULONG ird = std::min(read_limit, client.info_.MaxInboundReadLimit);
+        const ULONG ord = std::min(read_limit, client.info_.MaxOutboundReadLimit);
+        cc.connect_done.reset();
+        NTSTATUS cs = cc.connector->Dispatch->NdkConnect(
+            cc.connector, cc.qp, reinterpret_cast<PSOCKADDR>(&source), sockaddr_length(source),
+            reinterpret_cast<PSOCKADDR>(&listen_address), sockaddr_length(listen_address), ird, ord,
+            const_cast<BufferInfo *>(&client_info), sizeof client_info, Completion::on_request,
+            &cc.connect_done);
+        if (cs != STATUS_PENDING) check(cs, "NdkConnect");
 
-    check(client.connect_done_.finish(cs), "NdkConnect");
-    client.read_connection(client.connector_);
-    done.reset();
-    check(done.finish(client.connector_->Dispatch->NdkCompleteConnect(
-              client.connector_, Endpoint::on_disconnect_event, &client, Completion::on_request,
-              &done)),
-          "NdkCompleteConnect");
-    client.connected_ = true;
-    check(server.accept_done_.finish(as), "NdkAccept");
-    server.connected_ = true;
+        // The request reaches the listener - or the connect fails first.
+        if (cs == STATUS_PENDING) {
+            PVOID objects[2] = {&server.connect_event_, &cc.connect_done.event};
+            KeWaitForMultipleObjects(2, objects, WaitAny, Executive, KernelMode, FALSE, nullptr,
+                                     nullptr);
+            if (KeReadStateEvent(&server.connect_event_) == 0)
+                check(cc.connect_done.status, "NdkConnect");
+        } else {
+            KeWaitForSingleObject(&server.connect_event_, Executive, KernelMode, FALSE, nullptr);
+        }
+        // Taken, so the listener accepts the next QP's request.
+        sc.connector = server.incoming_;
+        server.incoming_ = nullptr;
+        KeClearEvent(&server.connect_event_);
+        Endpoint::read_connection(sc);
+        sc.accept_done.reset();
+        const NTSTATUS as = sc.connector->Dispatch->NdkAccept(
+            sc.connector, sc.qp, std::min(read_limit, server.info_.MaxInboundReadLimit),
+            std::min(read_limit, server.info_.MaxOutboundReadLimit),
+            const_cast<BufferInfo *>(&server_info), sizeof server_info,
+            Endpoint::on_disconnect_event, &sc, Completion::on_request, &sc.accept_done);
+        if (as != STATUS_PENDING) check(as, "NdkAccept");
+
+        check(cc.connect_done.finish(cs), "NdkConnect");
+        Endpoint::read_connection(cc);
+        done.reset();
+        check(done.finish(cc.connector->Dispatch->NdkCompleteConnect(
+                  cc.connector, Endpoint::on_disconnect_event, &cc, Completion::on_request, &done)),
+              "NdkCompleteConnect");
+        cc.connected = true;
+        check(sc.accept_done.finish(as), "NdkAccept");
+        sc.connected = true;
+    }
 }
 
 void disconnect_pair(Endpoint &client, Endpoint &server) {
-    if (client.connector_ != nullptr && client.connected_) {
+    for (size_t i = 0; i < client.connections_.size(); ++i) {
+        Endpoint::Connection &cc = *client.connections_[i];
+        Endpoint::Connection *sc =
+            i < server.connections_.size() ? server.connections_[i].get() : nullptr;
+        if (cc.connector == nullptr || !cc.connected) continue;
         Completion done;
-        const NTSTATUS s = done.finish(client.connector_->Dispatch->NdkDisconnect(
-            client.connector_, Completion::on_request, &done));
+        const NTSTATUS s = done.finish(
+            cc.connector->Dispatch->NdkDisconnect(cc.connector, Completion::on_request, &done));
         if (!NT_SUCCESS(s)) log().warn("NdkDisconnect: {}", status_text(s));
-        client.connected_ = false;
+        cc.connected = false;
         // The peer's disconnect event: it then only has to close.
-        if (server.connector_ != nullptr) {
+        if (sc != nullptr && sc->connector != nullptr) {
             LARGE_INTEGER timeout;
             timeout.QuadPart = -10LL * 1000 * 1000 * 5;  // 5 s, relative
-            if (KeWaitForSingleObject(&server.peer_gone_, Executive, KernelMode, FALSE, &timeout) ==
+            if (KeWaitForSingleObject(&sc->peer_gone, Executive, KernelMode, FALSE, &timeout) ==
                 STATUS_SUCCESS)
-                server.connected_ = false;
+                sc->connected = false;
         }
     }
     for (Endpoint *e : {&client, &server}) {
-        if (e->connector_ == nullptr) continue;
-        if (e->connected_) {
-            Completion done;
-            done.finish(e->connector_->Dispatch->NdkDisconnect(e->connector_,
-                                                               Completion::on_request, &done));
-            e->connected_ = false;
-        }
-        close_object(&e->connector_->Header, e->connector_->Dispatch->NdkCloseConnector);
-        e->connector_ = nullptr;
+        for (auto &c : e->connections_)
+            Endpoint::disconnect_and_close(*c);
     }
 }
 

@@ -8,18 +8,26 @@
 // Threads: an Endpoint is used by one thread at a time (the perf driver runs
 // both ends of a connection on one thread). Consumer callbacks run on the
 // provider's event thread and only set events.
+//
+// Model time: an Endpoint asks its CQ for SoftNDK's model-time extension
+// (softndk_ext.h). A provider without it (a real one answers
+// STATUS_NOT_SUPPORTED) leaves model_time() null; the wall-clock path never
+// needs it.
 #pragma once
 
 #include <ndkpi.h>
 #include <ntddk.h>
+#include <softndk_ext.h>
 #include <ws2ipdef.h>
 #include <wsk.h>
 #include <wskndk.h>
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "softndk_adapters.h"
 
@@ -88,8 +96,9 @@ struct Completion {
 };
 
 struct EndpointOptions {
-    ULONG receive_depth = 1;    // receives the QP can hold
-    ULONG initiator_depth = 1;  // send-queue work requests in flight
+    ULONG qp_count = 1;         // QPs (one connection each), all on the one CQ
+    ULONG receive_depth = 1;    // receives each QP can hold
+    ULONG initiator_depth = 1;  // send-queue work requests in flight, per QP
     ULONG inline_bytes = 0;     // QP InlineDataSize
     size_t buffer_bytes = 0;    // registered buffer (local write, remote read and write)
 };
@@ -103,8 +112,9 @@ struct BufferInfo {
     uint64_t bytes = 0;
 };
 
-// One end of a connection: adapter, PD, one CQ for both queues, QP, and a
-// buffer from non-paged pool registered through an MDL.
+// One end of `qp_count` connections: adapter, PD, one CQ for every queue (sized
+// for all of them at once), the QPs, and one buffer from non-paged pool
+// registered through an MDL that every QP uses.
 class Endpoint {
   public:
     Endpoint(const WskClient &wsk, const softndk_adapter &adapter, const EndpointOptions &options);
@@ -120,38 +130,72 @@ class Endpoint {
     uint64_t address(size_t offset) const { return reinterpret_cast<uintptr_t>(buffer_) + offset; }
     BufferInfo buffer_info() const;
 
-    // Work requests. Return the provider's inline status.
-    NTSTATUS post_receive(void *context, size_t offset, ULONG length);
-    NTSTATUS post_send(void *context, size_t offset, ULONG length, ULONG flags);
-    NTSTATUS post_write(void *context, size_t offset, ULONG length, uint64_t remote_address,
-                        uint32_t remote_token, ULONG flags);
-    NTSTATUS post_read(void *context, size_t offset, ULONG length, uint64_t remote_address,
-                       uint32_t remote_token, ULONG flags);
+    size_t qp_count() const { return connections_.size(); }
+
+    // Work requests on QP `qp` (< qp_count()). Return the provider's inline status.
+    NTSTATUS post_receive(size_t qp, void *context, size_t offset, ULONG length);
+    NTSTATUS post_send(size_t qp, void *context, size_t offset, ULONG length, ULONG flags);
+    NTSTATUS post_write(size_t qp, void *context, size_t offset, ULONG length,
+                        uint64_t remote_address, uint32_t remote_token, ULONG flags);
+    NTSTATUS post_read(size_t qp, void *context, size_t offset, ULONG length,
+                       uint64_t remote_address, uint32_t remote_token, ULONG flags);
     ULONG poll(NDK_RESULT *results, ULONG capacity) {
         return cq_->Dispatch->NdkGetCqResults(cq_, results, capacity);
     }
 
-    // The connection (after connect()).
-    const sockaddr_storage &local_address() const { return local_; }
-    const sockaddr_storage &peer_address() const { return peer_; }
-    const BufferInfo &peer_buffer() const { return peer_buffer_; }
+    // The model-time extension of the CQ, or nullptr if the provider has none.
+    const SOFTNDK_MODEL_TIME_DISPATCH *model_time() const { return model_time_; }
+    // NdkGetCqResults that also stores each result's model completion time (ns)
+    // in times[i]. Requires model_time().
+    ULONG poll_with_times(NDK_RESULT *results, ULONG64 *times, ULONG capacity) {
+        return model_time_->SoftNdkGetCqResultsWithTime(cq_, results, times, capacity);
+    }
+    // The consumer's clock in model time (ns). Requires model_time().
+    uint64_t model_now() const { return model_time_->SoftNdkGetModelTime(cq_); }
+    // SOFTNDK_TIME_MODE_FUNCTIONAL or _PACED. Requires model_time().
+    ULONG time_mode() const { return model_time_->SoftNdkGetTimeMode(cq_); }
 
-    // Connects `client` to `server`: the server listens on its adapter's
-    // address at ND port `port`, both exchange BufferInfo as private data and
-    // ask for `read_limit` reads in flight each way (capped by the adapters).
-    // All on this thread. Throws.
+    // The first connection (after connect_pair()); every connection joins the
+    // same two adapters' addresses and buffers, only the ports differ.
+    const sockaddr_storage &local_address() const { return connections_.front()->local; }
+    const sockaddr_storage &peer_address() const { return connections_.front()->peer; }
+    const BufferInfo &peer_buffer() const { return connections_.front()->peer_buffer; }
+
+    // Connects QP i of `client` to QP i of `server`, one connection after the
+    // other: the server listens on its adapter's address at ND port `port`,
+    // both exchange BufferInfo as private data and ask for `read_limit` reads
+    // in flight each way (capped by the adapters). Both ends must have the same
+    // qp_count(). All on this thread. Throws.
     friend void connect_pair(Endpoint &client, Endpoint &server, uint16_t port, ULONG read_limit);
-    // Graceful disconnect from the client's side (NdkDisconnect), then both
-    // connectors are closed. Failures are logged, not thrown.
+    // Graceful disconnect of every connection from the client's side
+    // (NdkDisconnect), then all connectors are closed. Failures are logged,
+    // not thrown.
     friend void disconnect_pair(Endpoint &client, Endpoint &server);
 
   private:
+    // One QP and its connection. Heap-allocated so that the events and
+    // completions the provider signals never move.
+    struct Connection {
+        Connection();
+        NDK_QP *qp = nullptr;
+        NDK_CONNECTOR *connector = nullptr;
+        bool connected = false;
+        KEVENT peer_gone;  // the peer disconnected
+        // Kept here, not on a stack, so that a request still pending when an
+        // exception unwinds completes into live memory (closing waits for it).
+        Completion connect_done, accept_done;
+        sockaddr_storage local{}, peer{};
+        BufferInfo peer_buffer{};
+    };
+
     NDK_SGE sge(size_t offset, ULONG length) const;
+    NDK_QP *qp(size_t index) const { return connections_.at(index)->qp; }
     void destroy() noexcept;
     static VOID on_cq_notification(PVOID context, NTSTATUS status);
     static VOID on_connect_event(PVOID context, NDK_CONNECTOR *connector);
     static VOID on_disconnect_event(PVOID context);
-    void read_connection(NDK_CONNECTOR *connector);
+    static void read_connection(Connection &connection);
+    static void disconnect_and_close(Connection &connection) noexcept;
 
     const WskClient &wsk_;
     softndk_adapter adapter_;
@@ -160,7 +204,8 @@ class Endpoint {
     NDK_ADAPTER_INFO info_{};
     NDK_PD *pd_ = nullptr;
     NDK_CQ *cq_ = nullptr;
-    NDK_QP *qp_ = nullptr;
+    const SOFTNDK_MODEL_TIME_DISPATCH *model_time_ = nullptr;
+    std::vector<std::unique_ptr<Connection>> connections_;
     NDK_MR *mr_ = nullptr;
     bool registered_ = false;
     PMDL mdl_ = nullptr;
@@ -169,16 +214,8 @@ class Endpoint {
     uint32_t remote_token_ = 0;
 
     NDK_LISTENER *listener_ = nullptr;
-    NDK_CONNECTOR *connector_ = nullptr;
-    bool connected_ = false;
     KEVENT connect_event_;               // listener: a connection request arrived
     NDK_CONNECTOR *incoming_ = nullptr;  // written before connect_event_ is set
-    KEVENT peer_gone_;                   // the peer disconnected
-    // Kept here, not on a stack, so that a request still pending when an
-    // exception unwinds completes into live memory (closing waits for it).
-    Completion connect_done_, accept_done_;
-    sockaddr_storage local_{}, peer_{};
-    BufferInfo peer_buffer_{};
 };
 
 void connect_pair(Endpoint &client, Endpoint &server, uint16_t port, ULONG read_limit);

@@ -5,10 +5,17 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
+#include <deque>
 #include <memory>
+#include <optional>
 #include <stdexcept>
+#include <string_view>
 #include <thread>
+#include <tuple>
 
+#include "device/config.hpp"
+#include "device/profile.hpp"
 #include "log.hpp"
 #include "ndk.hpp"
 #include "report.hpp"
@@ -73,25 +80,37 @@ class Wait {
 };
 
 // ---------------------------------------------------------------------------
-// One end as the driver sees it: its initiator work requests (posted, known
-// complete) and its receives.
+// One end as the driver sees it: per QP, its initiator work requests in flight
+// (a FIFO of sequence numbers; a completion retires its request and every
+// earlier one of that QP), and its receives.
 // ---------------------------------------------------------------------------
-// RequestContext = index << 2 | kind.
+// RequestContext = (sequence << 16 | qp) << 2 | kind. The sequence numbers one
+// end's initiator requests in post order across all its QPs and all sizes.
 enum Kind : uintptr_t { kInitiator = 1, kReceive = 2 };
+constexpr uint32_t kMaxQps = 0xFFFF;
 
-void *context(uint64_t index, Kind kind) {
-    return reinterpret_cast<void *>(static_cast<uintptr_t>(index << 2) | kind);
+void *context(uint64_t sequence, size_t qp, Kind kind) {
+    return reinterpret_cast<void *>(static_cast<uintptr_t>(((sequence << 16) | qp) << 2) | kind);
 }
+
+struct QpState {
+    std::deque<uint64_t> in_flight;  // sequence numbers, oldest first
+    uint64_t posted = 0;             // in the current run (bandwidth)
+};
 
 class Side {
   public:
-    Side(Endpoint &endpoint, const char *name) : ep(endpoint), name_(name) {}
+    Side(Endpoint &endpoint, const char *name, bool model_clock)
+        : ep(endpoint), qps(endpoint.qp_count()), model_clock_(model_clock), name_(name) {}
 
     Endpoint &ep;
-    uint64_t posted = 0;     // initiator work requests posted
-    uint64_t completed = 0;  // ... of which known complete (a completion retires all before it)
-    uint64_t received = 0;   // receive completions
-    // Bandwidth: completion time of request k at (*completed_at)[k - stamp_base].
+    std::vector<QpState> qps;
+    uint64_t next_sequence = 0;  // of the next initiator request
+    uint64_t received = 0;       // receive completions
+    // The time (stamp()) of the latest initiator and receive completion.
+    double last_initiator = 0, last_receive = 0;
+    // Bandwidth: completion time of request `sequence` at
+    // (*completed_at)[sequence - stamp_base].
     std::vector<double> *completed_at = nullptr;
     uint64_t stamp_base = 0;
 
@@ -100,39 +119,74 @@ class Side {
     ULONG receive_length = 0;
     uint64_t receive_expected = 0;
 
-    void post_receives(ULONG count) {
+    // Seconds since the origin: the steady clock, or the consumer's clock in
+    // model time (what the provider dates the next doorbell with).
+    double stamp() const { return model_clock_ ? model_seconds(ep.model_now()) : now(); }
+    // Model time (ns) as seconds since the model origin (set_model_origin()).
+    static double model_seconds(uint64_t ns) {
+        return static_cast<double>(static_cast<int64_t>(ns - model_origin_)) * 1e-9;
+    }
+    static void set_model_origin(uint64_t ns) { model_origin_ = ns; }
+
+    uint64_t in_flight(size_t qp) const { return qps[qp].in_flight.size(); }
+    bool idle() const {
+        for (const QpState &q : qps)
+            if (!q.in_flight.empty()) return false;
+        return true;
+    }
+
+    void post_receives(size_t qp, ULONG count) {
         for (ULONG i = 0; i < count; ++i)
-            check_post(ep.post_receive(context(0, kReceive), receive_offset, receive_length),
-                       "NdkReceive");
+            check_post(
+                ep.post_receive(qp, context(0, qp, kReceive), receive_offset, receive_length),
+                "NdkReceive");
+    }
+
+    // Records request `sequence` as posted on `qp` (after the post succeeded).
+    void posted(size_t qp, uint64_t sequence) {
+        qps[qp].in_flight.push_back(sequence);
+        ++qps[qp].posted;
     }
 
     // Drains the CQ. Returns the number of completions handled.
     ULONG reap() {
-        NDK_RESULT results[32];
-        const ULONG n = ep.poll(results, 32);
+        constexpr ULONG kBatch = 64;
+        NDK_RESULT results[kBatch];
+        ULONG64 times[kBatch];
+        const ULONG n =
+            model_clock_ ? ep.poll_with_times(results, times, kBatch) : ep.poll(results, kBatch);
+        const double wall = n != 0 && !model_clock_ ? now() : 0;
         for (ULONG i = 0; i < n; ++i) {
             const NDK_RESULT &r = results[i];
+            const double t = model_clock_ ? model_seconds(times[i]) : wall;
             const auto tag = reinterpret_cast<uintptr_t>(r.RequestContext);
             if (r.Status != STATUS_SUCCESS)
                 throw std::runtime_error(fmt::format(
                     "{}: {} completion failed: {}", name_,
                     (tag & kReceive) != 0 ? "receive" : "initiator", status_text(r.Status)));
+            const size_t qp = (tag >> 2) & kMaxQps;
+            if (qp >= qps.size())
+                throw std::runtime_error(
+                    fmt::format("{}: completion with unknown context {}", name_, r.RequestContext));
             if ((tag & 3) == kInitiator) {
-                const uint64_t index = tag >> 2;
-                if (completed_at != nullptr) {
-                    const double t = now();
-                    for (uint64_t k = std::max(completed, stamp_base);
-                         k <= index && k - stamp_base < completed_at->size(); ++k)
+                const uint64_t sequence = tag >> 18;
+                auto &fifo = qps[qp].in_flight;
+                while (!fifo.empty() && fifo.front() <= sequence) {
+                    const uint64_t k = fifo.front();
+                    fifo.pop_front();
+                    if (completed_at != nullptr && k >= stamp_base &&
+                        k - stamp_base < completed_at->size())
                         (*completed_at)[k - stamp_base] = t;
                 }
-                completed = index + 1;
+                last_initiator = t;
             } else if ((tag & 3) == kReceive) {
                 if (r.BytesTransferred != receive_expected)
                     throw std::runtime_error(fmt::format("{}: received {} bytes, expected {}",
                                                          name_, r.BytesTransferred,
                                                          receive_expected));
                 ++received;
-                post_receives(1);
+                last_receive = t;
+                post_receives(qp, 1);
             } else {
                 throw std::runtime_error(
                     fmt::format("{}: completion with unknown context {}", name_, r.RequestContext));
@@ -141,10 +195,10 @@ class Side {
         return n;
     }
 
-    // Waits until fewer than `depth` initiator requests are outstanding.
-    void wait_room(uint64_t depth) {
+    // Waits until fewer than `depth` initiator requests are in flight on `qp`.
+    void wait_room(size_t qp, uint64_t depth) {
         Wait wait("waiting for send-queue room");
-        while (posted - completed >= depth) {
+        while (in_flight(qp) >= depth) {
             if (reap() == 0) wait.idle();
         }
     }
@@ -154,6 +208,8 @@ class Side {
     }
 
   private:
+    bool model_clock_;
+    static inline uint64_t model_origin_ = 0;
     const char *name_;
 };
 
@@ -167,48 +223,75 @@ struct Setup {
     uint32_t cq_moderation = 0;
     uint32_t inline_size = 0;
     ULONG receive_depth = 1;
+    bool model_clock() const { return options.clock == ClockSource::kModel; }
     // Buffer layout of both ends: [0, max_size) is what an end sends or is
     // read from; [max_size, 2 max_size) is where the peer's data lands.
     size_t source() const { return 0; }
     size_t target() const { return max_size; }
 };
 
-ULONG op_flags(const Setup &s, uint64_t size, bool signaled) {
+ULONG op_flags(const Setup &s, uint64_t size, bool signaled, bool defer) {
     ULONG flags = signaled ? 0 : NDK_OP_FLAG_SILENT_SUCCESS;
+    if (defer) flags |= NDK_OP_FLAG_DEFER;
     if (s.options.verb != Verb::kRead && size <= s.inline_size) flags |= NDK_OP_FLAG_INLINE;
     return flags;
 }
 
-NTSTATUS post(const Setup &s, Side &from, uint64_t index, uint64_t size, bool signaled) {
-    const ULONG length = static_cast<ULONG>(size);
-    const ULONG flags = op_flags(s, size, signaled);
-    void *ctx = context(index, kInitiator);
-    switch (s.options.verb) {
-        case Verb::kSend:
-            return from.ep.post_send(ctx, s.source(), length, flags);
-        case Verb::kWrite:
-            return from.ep.post_write(ctx, s.source(), length,
-                                      from.ep.peer_buffer().address + s.target(),
-                                      from.ep.peer_buffer().token, flags);
-        case Verb::kRead:
-            // Into our target half, from the peer's source half.
-            return from.ep.post_read(ctx, s.target(), length,
-                                     from.ep.peer_buffer().address + s.source(),
-                                     from.ep.peer_buffer().token, flags);
-    }
-    return STATUS_INVALID_PARAMETER;
+const char *call_name(Verb verb) {
+    return verb == Verb::kSend ? "NdkSend" : verb == Verb::kWrite ? "NdkWrite" : "NdkRead";
 }
 
-// Drains what is still outstanding so the next size starts clean.
+// Posts the next initiator request of `from` on `qp` and records it.
+void post(const Setup &s, Side &from, size_t qp, uint64_t size, bool signaled, bool defer = false) {
+    const ULONG length = static_cast<ULONG>(size);
+    const ULONG flags = op_flags(s, size, signaled, defer);
+    const uint64_t sequence = from.next_sequence;
+    void *ctx = context(sequence, qp, kInitiator);
+    const BufferInfo &peer = from.ep.peer_buffer();
+    NTSTATUS status = STATUS_INVALID_PARAMETER;
+    switch (s.options.verb) {
+        case Verb::kSend:
+            status = from.ep.post_send(qp, ctx, s.source(), length, flags);
+            break;
+        case Verb::kWrite:
+            status = from.ep.post_write(qp, ctx, s.source(), length, peer.address + s.target(),
+                                        peer.token, flags);
+            break;
+        case Verb::kRead:
+            // Into our target half, from the peer's source half.
+            status = from.ep.post_read(qp, ctx, s.target(), length, peer.address + s.source(),
+                                       peer.token, flags);
+            break;
+    }
+    from.check_post(status, call_name(s.options.verb));
+    ++from.next_sequence;
+    from.posted(qp, sequence);
+}
+
+// Drains what is still in flight so the next size starts clean.
 void settle(Side &side) {
     Wait wait("waiting for the last completions");
-    while (side.completed < side.posted) {
+    while (!side.idle()) {
         if (side.reap() == 0) wait.idle();
     }
 }
 
+// Polls until `done()`. Wall clock: both ends (either may hold what unblocks
+// the other). Model clock: only `waiting` - every CQE returned moves the
+// consumer's clock, and the waiting end's next doorbell is dated by it.
+template <class Done>
+void wait_for(const Setup &s, Side &waiting, Side &other, const char *what, Done done) {
+    Wait wait(what);
+    while (!done()) {
+        ULONG n = waiting.reap();
+        if (!s.model_clock()) n += other.reap();
+        if (n == 0) wait.idle();
+    }
+}
+
 // ---------------------------------------------------------------------------
-// Latency
+// Latency. Each function returns iters + 1 times (seconds): the start and the
+// end of every iteration (see perf.hpp for what ends one under each clock).
 // ---------------------------------------------------------------------------
 
 // ib_write_lat: each end writes the message into the other's target half and
@@ -216,7 +299,9 @@ void settle(Side &side) {
 // last byte only proves the whole message arrived if the adapter places data
 // in order (NDK_ADAPTER_FLAG_IN_ORDER_DMA_SUPPORTED), as perftest assumes of
 // verbs hardware. Here it is exact either way: one thread drives both ends and
-// an embedded post returns only after the payload is placed.
+// an embedded post returns only after the payload is placed. With the model
+// clock an end also waits for the peer's write to complete before it answers:
+// no CQE dates the placement, and the consumer's clock must have passed it.
 std::vector<double> write_latency(const Setup &s, Side &c, Side &srv, uint64_t size,
                                   uint64_t iters) {
     std::vector<double> t(iters + 1);
@@ -226,27 +311,34 @@ std::vector<double> write_latency(const Setup &s, Side &c, Side &srv, uint64_t s
     uint8_t *server_last = srv.ep.buffer() + s.source() + size - 1;
     *client_poll = 0;
     *server_poll = 0;
+    const bool model = s.model_clock();
+    t[0] = c.stamp();
     for (uint64_t i = 0; i < iters; ++i) {
         const auto seq = static_cast<uint8_t>(i + 1);  // 1..255, 0, 1, ...: always a change
-        t[i] = now();
+        if (!model) t[i] = now();
         *client_last = seq;
-        c.wait_room(s.tx_depth);
-        c.check_post(post(s, c, c.posted, size, true), "NdkWrite");
-        ++c.posted;
-        Wait server_wait("the server waits for the client's write");
-        while (*server_poll != seq) {
-            if (c.reap() + srv.reap() == 0) server_wait.idle();
+        c.wait_room(0, s.tx_depth);
+        post(s, c, 0, size, true);
+        if (model) {
+            wait_for(s, c, srv, "the server waits for the client's write",
+                     [&] { return *server_poll == seq && c.idle(); });
+        } else {
+            wait_for(s, srv, c, "the server waits for the client's write",
+                     [&] { return *server_poll == seq; });
         }
         *server_last = seq;
-        srv.wait_room(s.tx_depth);
-        srv.check_post(post(s, srv, srv.posted, size, true), "NdkWrite");
-        ++srv.posted;
-        Wait client_wait("the client waits for the server's write");
-        while (*client_poll != seq) {
-            if (c.reap() + srv.reap() == 0) client_wait.idle();
+        srv.wait_room(0, s.tx_depth);
+        post(s, srv, 0, size, true);
+        if (model) {
+            wait_for(s, srv, c, "the client waits for the server's write",
+                     [&] { return *client_poll == seq && srv.idle(); });
+            t[i + 1] = srv.last_initiator;
+        } else {
+            wait_for(s, c, srv, "the client waits for the server's write",
+                     [&] { return *client_poll == seq; });
         }
     }
-    t[iters] = now();
+    if (!model) t[iters] = now();
     settle(c);
     settle(srv);
     return t;
@@ -256,24 +348,21 @@ std::vector<double> write_latency(const Setup &s, Side &c, Side &srv, uint64_t s
 std::vector<double> send_latency(const Setup &s, Side &c, Side &srv, uint64_t size,
                                  uint64_t iters) {
     std::vector<double> t(iters + 1);
+    const bool model = s.model_clock();
+    t[0] = c.stamp();
     for (uint64_t i = 0; i < iters; ++i) {
-        t[i] = now();
-        c.wait_room(s.tx_depth);
-        c.check_post(post(s, c, c.posted, size, true), "NdkSend");
-        ++c.posted;
-        Wait server_wait("the server waits for the client's send");
-        while (srv.received <= i) {
-            if (srv.reap() + c.reap() == 0) server_wait.idle();
-        }
-        srv.wait_room(s.tx_depth);
-        srv.check_post(post(s, srv, srv.posted, size, true), "NdkSend");
-        ++srv.posted;
-        Wait client_wait("the client waits for the server's send");
-        while (c.received <= i) {
-            if (c.reap() + srv.reap() == 0) client_wait.idle();
-        }
+        if (!model) t[i] = now();
+        c.wait_room(0, s.tx_depth);
+        post(s, c, 0, size, true);
+        wait_for(s, srv, c, "the server waits for the client's send",
+                 [&] { return srv.received > i; });
+        srv.wait_room(0, s.tx_depth);
+        post(s, srv, 0, size, true);
+        wait_for(s, c, srv, "the client waits for the server's send",
+                 [&] { return c.received > i; });
+        if (model) t[i + 1] = c.last_receive;
     }
-    t[iters] = now();
+    if (!model) t[iters] = now();
     settle(c);
     settle(srv);
     return t;
@@ -282,16 +371,15 @@ std::vector<double> send_latency(const Setup &s, Side &c, Side &srv, uint64_t si
 // ib_read_lat: one read at a time; its completion ends the iteration.
 std::vector<double> read_latency(const Setup &s, Side &c, uint64_t size, uint64_t iters) {
     std::vector<double> t(iters + 1);
+    const bool model = s.model_clock();
+    t[0] = c.stamp();
     for (uint64_t i = 0; i < iters; ++i) {
-        t[i] = now();
-        c.check_post(post(s, c, c.posted, size, true), "NdkRead");
-        ++c.posted;
-        Wait wait("the client waits for its read");
-        while (c.completed < c.posted) {
-            if (c.reap() == 0) wait.idle();
-        }
+        if (!model) t[i] = now();
+        post(s, c, 0, size, true);
+        settle(c);
+        if (model) t[i + 1] = c.last_initiator;
     }
-    t[iters] = now();
+    if (!model) t[iters] = now();
     return t;
 }
 
@@ -319,53 +407,70 @@ LatencyRow run_latency(const Setup &s, Side &c, Side &srv, uint64_t size, uint64
 }
 
 // ---------------------------------------------------------------------------
-// Bandwidth: a window of tx_depth requests in flight, every cq_moderation-th
-// (and the last) signaled; the others are retired by the next completion.
+// Bandwidth: per QP a window of tx_depth requests in flight, posted in lists
+// of post_list (one doorbell each); every cq_moderation-th request of a QP
+// (and its last) is signaled, the others are retired by the next completion.
+// `iters` requests per QP, as perftest counts -n.
 // ---------------------------------------------------------------------------
 BandwidthRow run_bandwidth(const Setup &s, Side &c, Side &srv, uint64_t size, uint64_t iters) {
-    std::vector<double> posted_at(iters), completed_at(iters);
-    // Request indexes (in the contexts) continue across sizes; this run's are
-    // first .. first + iters - 1.
-    const uint64_t first = c.posted;
+    const size_t qp_count = c.qps.size();
+    const uint64_t total = iters * qp_count;
+    std::vector<double> posted_at(total), completed_at(total);
+    // This run's requests are first .. first + total - 1 (sequence numbers).
+    const uint64_t first = c.next_sequence;
     c.completed_at = &completed_at;
     c.stamp_base = first;
+    for (QpState &q : c.qps)
+        q.posted = 0;
     if (s.options.verb == Verb::kSend) {
         srv.receive_expected = size;
         srv.received = 0;
     }
+    const uint64_t post_list = s.options.post_list;
     Wait wait("waiting for bandwidth completions");
-    while (c.completed < first + iters) {
+    for (;;) {
         bool progressed = false;
-        while (c.posted < first + iters && c.posted - c.completed < s.tx_depth) {
-            const uint64_t k = c.posted - first;
-            const bool signaled = (k + 1) % s.cq_moderation == 0 || k + 1 == iters;
-            posted_at[k] = now();
-            c.check_post(post(s, c, c.posted, size, signaled),
-                         s.options.verb == Verb::kSend    ? "NdkSend"
-                         : s.options.verb == Verb::kWrite ? "NdkWrite"
-                                                          : "NdkRead");
-            ++c.posted;
+        bool all_posted = true;
+        for (size_t qp = 0; qp < qp_count; ++qp) {
+            QpState &q = c.qps[qp];
+            if (q.posted == iters) continue;
+            all_posted = false;
+            const uint64_t batch = std::min(post_list, iters - q.posted);
+            if (q.in_flight.size() + batch > s.tx_depth) continue;
+            for (uint64_t b = 0; b < batch; ++b) {
+                const uint64_t k = q.posted;  // this QP's request number in the run
+                const bool signaled = (k + 1) % s.cq_moderation == 0 || k + 1 == iters;
+                posted_at[c.next_sequence - first] = c.stamp();
+                post(s, c, qp, size, signaled, b + 1 < batch);
+            }
             progressed = true;
             // Sends consume the server's receives: let it repost before they run out.
-            if (s.options.verb == Verb::kSend && k % 64 == 63) srv.reap();
+            if (s.options.verb == Verb::kSend && (c.next_sequence - first) % 64 < batch) srv.reap();
         }
         if (c.reap() != 0) progressed = true;
         if (s.options.verb == Verb::kSend && srv.reap() != 0) progressed = true;
+        if (all_posted && c.idle()) break;
         if (!progressed) wait.idle();
     }
     c.completed_at = nullptr;
     if (s.options.verb == Verb::kSend) {
         Wait server_wait("the server waits for the last receives");
-        while (srv.received < iters) {
+        while (srv.received < total) {
             if (srv.reap() == 0) server_wait.idle();
         }
     }
-    return bandwidth_row(size, posted_at, completed_at, s.options.report_gbits);
+    BandwidthRow row = bandwidth_row(size, posted_at, completed_at, s.options.report_gbits);
+    row.iterations = iters;  // perftest reports -n, the requests of each QP
+    return row;
 }
 
 // ---------------------------------------------------------------------------
 // Output
 // ---------------------------------------------------------------------------
+const char *time_mode_name(const Endpoint &endpoint) {
+    return endpoint.time_mode() == SOFTNDK_TIME_MODE_PACED ? "paced" : "functional";
+}
+
 std::string address_text(const sockaddr_storage &a) {
     char text[SOFTNDK_ADDRESS_STRING_SIZE];
     softndk_address_string(reinterpret_cast<const sockaddr *>(&a), text, sizeof text);
@@ -390,7 +495,7 @@ void print_banner(const Setup &s, const Endpoint &client, const Endpoint &server
     if (server.adapter().if_index != client.adapter().if_index)
         out += fmt::format(" Server device   : {} (if_index {})\n", server.adapter().alias,
                            server.adapter().if_index);
-    out += fmt::format(" Number of qps   : 1\t\tTransport type : {}\n",
+    out += fmt::format(" Number of qps   : {}\t\tTransport type : {}\n", s.options.qp_count,
                        technology_name(info.RdmaTechnology));
     out += " Connection type : RC\t\tUsing SRQ      : OFF\n";
     out += fmt::format(" NDK version     : {}.{}\t\tProcess        : both ends, one thread\n",
@@ -398,6 +503,7 @@ void print_banner(const Setup &s, const Endpoint &client, const Endpoint &server
     out += fmt::format(" TX depth        : {}\n", s.tx_depth);
     if (s.options.mode == Mode::kBandwidth)
         out += fmt::format(" CQ Moderation   : {}\n", s.cq_moderation);
+    if (s.options.post_list > 1) out += fmt::format(" Post List       : {}\n", s.options.post_list);
     out += fmt::format(" Mtu             : {}[B]\n", client.adapter().path_mtu);
     out += " Link type       : Ethernet\n";
     if (s.options.verb == Verb::kRead)
@@ -406,6 +512,9 @@ void print_banner(const Setup &s, const Endpoint &client, const Endpoint &server
                                                          server.info().MaxInboundReadLimit)));
     out += fmt::format(" Max inline data : {}[B]\n", s.inline_size);
     out += " Data ex. method : NDK private data\n";
+    if (s.model_clock())
+        out += fmt::format(" Clock           : model (profile {}, time mode {})\n",
+                           client.adapter().profile, time_mode_name(client));
     out += fmt::format("{}\n", kRule);
     out +=
         fmt::format(" local address: {} Token {:#08x} VAddr {:#016x}\n",
@@ -423,19 +532,30 @@ void print_banner(const Setup &s, const Endpoint &client, const Endpoint &server
 
 std::string json_header(const Setup &s, const Endpoint &client, const Endpoint &server) {
     const NDK_ADAPTER_INFO &info = client.info();
+    // Fields beyond today's only when the new options are in use, so that a
+    // default run prints exactly what it printed before.
+    std::string extra;
+    if (s.options.qp_count > 1 || s.options.post_list > 1)
+        extra += fmt::format("  \"num_of_qps\": {},\n  \"post_list\": {},\n", s.options.qp_count,
+                             s.options.post_list);
+    if (s.model_clock())
+        extra +=
+            fmt::format("  \"clock\": \"model\",\n  \"profile\": {},\n  \"time_mode\": \"{}\",\n",
+                        json_string(client.adapter().profile), time_mode_name(client));
     return fmt::format(
         "{{\n  \"test\": {},\n  \"verb\": \"{}\",\n  \"mode\": \"{}\",\n  \"device\": {},\n"
         "  \"if_index\": {},\n  \"server_device\": {},\n  \"server_if_index\": {},\n"
         "  \"transport\": \"{}\",\n  \"connection\": \"RC\",\n  \"ndk_version\": \"{}.{}\",\n"
         "  \"mtu\": {},\n  \"tx_depth\": {},\n  \"cq_moderation\": {},\n"
-        "  \"max_inline_data\": {},\n  \"units\": {{\"latency\": \"usec\", \"bandwidth\": \"{}\", "
+        "  \"max_inline_data\": {},\n{}  \"units\": {{\"latency\": \"usec\", \"bandwidth\": "
+        "\"{}\", "
         "\"msg_rate\": \"Mpps\"}},\n  \"results\": [",
         json_string(test_title(s)), verb_name(s.options.verb),
         s.options.mode == Mode::kLatency ? "lat" : "bw", json_string(client.adapter().alias),
         client.adapter().if_index, json_string(server.adapter().alias), server.adapter().if_index,
         technology_name(info.RdmaTechnology), info.Version.Major, info.Version.Minor,
         client.adapter().path_mtu, s.tx_depth,
-        s.options.mode == Mode::kBandwidth ? s.cq_moderation : 0, s.inline_size,
+        s.options.mode == Mode::kBandwidth ? s.cq_moderation : 0, s.inline_size, extra,
         s.options.report_gbits ? "Gb/sec" : "MB/sec");
 }
 
@@ -468,6 +588,69 @@ uint64_t iterations_for(const Setup &s, uint64_t size) {
     return std::clamp(kAutoIterationBytes / per_iteration, kMinIterations, fallback);
 }
 
+bool daemon_mode() {
+    const char *mode = std::getenv("SOFTNDK_MODE");
+    return mode != nullptr && std::string_view(mode) == "daemon";
+}
+
+// Options that only make sense together; before anything is opened.
+void check_usage(const PerfOptions &o, uint32_t tx_depth) {
+    const bool latency = o.mode == Mode::kLatency;
+    if (o.qp_count < 1 || o.qp_count > kMaxQps)
+        throw UsageError(fmt::format("-q/--qp must be 1 .. {}", kMaxQps));
+    if (latency && o.qp_count != 1)
+        throw UsageError("latency tests run on one QP: -q/--qp must be 1 (as perftest)");
+    if (o.post_list < 1) throw UsageError("-l/--post_list must be at least 1");
+    if (latency && o.post_list != 1)
+        throw UsageError("latency tests post one request at a time: -l/--post_list must be 1");
+    if (o.post_list > tx_depth)
+        throw UsageError(
+            fmt::format("-l/--post_list {} exceeds the tx depth {}", o.post_list, tx_depth));
+    if (!o.time_mode.empty() && o.profile.empty())
+        throw UsageError(
+            "--time sets the time mode of perf's own adapters and requires --profile; "
+            "otherwise the adapters' time mode is SOFTNDK_TIME's job");
+    if (!o.profile.empty() && daemon_mode())
+        throw UsageError(
+            "--profile works in embedded mode only: with SOFTNDK_MODE=daemon, set the daemon's "
+            "profile in its config (SOFTNDK_CONFIG of `softndk rnic`)");
+}
+
+// --profile: perf's own two adapters, back to back like perftest's two hosts.
+void configure_adapters(const PerfOptions &o) {
+    const std::optional<emu::Profile> profile = emu::find_profile(o.profile);
+    if (!profile) {
+        std::string names;
+        for (const std::string_view name : emu::profile_names())
+            names += fmt::format("{}{}", names.empty() ? "" : ", ", name);
+        throw UsageError(
+            fmt::format("unknown profile '{}'; the profiles are: {}", o.profile, names));
+    }
+    hw::TimeMode time_mode = hw::TimeMode::kFunctional;
+    if (!o.time_mode.empty()) {
+        const std::optional<hw::TimeMode> parsed = emu::parse_time_mode(o.time_mode);
+        if (!parsed) throw UsageError(fmt::format("unknown time mode '{}'", o.time_mode));
+        time_mode = *parsed;
+    }
+    std::vector<emu::AdapterConfig> configs;
+    for (const auto &[if_index, alias, address] :
+         {std::tuple{1u, "rnic0", "127.0.0.1"}, std::tuple{2u, "rnic1", "127.0.0.2"}}) {
+        emu::AdapterConfig config;
+        config.if_index = if_index;
+        config.alias = alias;
+        wire::IpAddr ip{};
+        if (!emu::parse_ip(address, ip))
+            throw std::runtime_error(fmt::format("bad address {}", address));
+        config.addresses.push_back(ip);
+        config.profile = *profile;
+        config.time_mode = time_mode;
+        configs.push_back(std::move(config));
+    }
+    std::string error;
+    if (!emu::EmbeddedRegistry::instance().configure(std::move(configs), error))
+        throw std::runtime_error(fmt::format("cannot set up the adapters: {}", error));
+}
+
 }  // namespace
 
 int run_perf(const PerfOptions &options) {
@@ -477,7 +660,12 @@ int run_perf(const PerfOptions &options) {
     s.tx_depth = options.tx_depth != 0 ? options.tx_depth
                  : latency             ? kDefaultLatencyTxDepth
                                        : kDefaultBandwidthTxDepth;
-    s.cq_moderation = std::clamp<uint32_t>(options.cq_moderation, 1, s.tx_depth);
+    check_usage(options, s.tx_depth);
+    // Every request of a QP is retired by a later signaled one: with lists of
+    // post_list, a QP may stop with as few as tx_depth - post_list + 1 in
+    // flight, and those must include a signaled request.
+    s.cq_moderation =
+        std::clamp<uint32_t>(options.cq_moderation, 1, s.tx_depth - options.post_list + 1);
     if (options.inline_size >= 0)
         s.inline_size = static_cast<uint32_t>(options.inline_size);
     else if (latency && options.verb == Verb::kWrite)
@@ -486,9 +674,13 @@ int run_perf(const PerfOptions &options) {
         s.inline_size = kDefaultInlineSend;
     if (options.verb == Verb::kRead) s.inline_size = 0;  // reads carry no payload out
 
-    const softndk_adapter client_adapter = find_adapter(options.device);
+    if (!options.profile.empty()) configure_adapters(options);
+    const softndk_adapter client_adapter =
+        find_adapter(options.device.empty() && !options.profile.empty() ? "rnic0" : options.device);
+    const std::string server_device =
+        options.server_device.empty() && !options.profile.empty() ? "rnic1" : options.server_device;
     const softndk_adapter server_adapter =
-        options.server_device.empty() ? client_adapter : find_adapter(options.server_device);
+        server_device.empty() ? client_adapter : find_adapter(server_device);
 
     WskClient wsk;
     // Limits first (a throwaway open), so the buffers can be sized for them.
@@ -533,21 +725,28 @@ int run_perf(const PerfOptions &options) {
         s.receive_depth = latency ? kLatencyReceiveDepth : kBandwidthReceiveDepth;
 
     EndpointOptions eo;
+    eo.qp_count = options.qp_count;
     eo.initiator_depth = s.tx_depth;
     eo.receive_depth = s.receive_depth;
     eo.inline_bytes = s.inline_size;
     eo.buffer_bytes = static_cast<size_t>(2 * s.max_size);
     Endpoint client(wsk, client_adapter, eo);
     Endpoint server(wsk, server_adapter, eo);
-    Side c(client, "client"), srv(server, "server");
+    if (s.model_clock() && (client.model_time() == nullptr || server.model_time() == nullptr))
+        throw std::runtime_error(
+            "--clock model: the provider does not offer SoftNDK's model-time extension on its "
+            "CQs (NdkQueryExtension), so there is no model time to report");
+    Side c(client, "client", s.model_clock()), srv(server, "server", s.model_clock());
     for (Side *side : {&c, &srv}) {
         side->receive_offset = s.target();
         side->receive_length = static_cast<ULONG>(s.max_size);
     }
     // Receives before the connection: the first send may follow at once.
     if (options.verb == Verb::kSend) {
-        c.post_receives(s.receive_depth);
-        srv.post_receives(s.receive_depth);
+        for (size_t qp = 0; qp < options.qp_count; ++qp) {
+            c.post_receives(qp, s.receive_depth);
+            srv.post_receives(qp, s.receive_depth);
+        }
     }
     connect_pair(client, server, options.port, kReadLimit);
     if (latency && options.verb == Verb::kWrite &&
@@ -556,6 +755,8 @@ int run_perf(const PerfOptions &options) {
             "the adapter does not promise in-order placement; the last-byte poll is "
             "still exact because each write is placed before the poll starts");
 
+    // Model seconds count from here (only differences are reported).
+    if (s.model_clock()) Side::set_model_origin(client.model_now());
     if (!options.json) print_banner(s, client, server);
     std::string json = options.json ? json_header(s, client, server) : std::string();
     bool first = true;

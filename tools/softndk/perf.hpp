@@ -10,9 +10,40 @@
 // threads than cores). The drivers never assume that a post completes inline:
 // they poll for everything, so they also work if the device finishes a
 // request later (RNR retries, ACK timeouts, or a future daemon mode).
+//
+// Clocks (--clock). wall: perftest's figures from the steady clock. model: every
+// figure from model time (the device's dates, softndk_ext.h), never the wall
+// clock:
+//   - latency: one sample per iteration, the difference between the model
+//     completion times of successive iterations' last request: the read (read),
+//     the client's receive of the server's answer (send), the server's answering
+//     write (write; no CQE marks a write's placement, so the ping-pong reacts to
+//     the peer's completion, and an iteration is two full write round trips).
+//     The first sample starts at the consumer's clock (SoftNdkGetModelTime)
+//     before the first post. Send and write are halved (one way), read is whole.
+//     Every latency request is signaled, and each end waits on its own CQ only:
+//     a CQE the waiting end has no reason to see would move the consumer's
+//     clock (one per process) past what caused the answer.
+//   - bandwidth: bytes / (latest model completion time - the consumer's clock
+//     before the first post); BW peak from the best run of messages, as with
+//     the wall clock, on model times.
+// A provider without the model-time extension fails --clock model (exit 1).
+//
+// QPs and post lists (-q, -l): the client opens N QPs to the server's N (N
+// connections, one CQ per end sized for all of them); requests go round robin,
+// each QP with its own tx depth. A QP posts `post_list` requests in a row, all
+// but the last with NDK_OP_FLAG_DEFER, so one doorbell rings for the batch.
+// Latency tests take only -q 1 and -l 1 (as perftest).
+//
+// Profiles (--profile, --time): embedded mode only. Before anything opens an
+// adapter, perf sets up its own two (EmbeddedRegistry::configure): rnic0
+// (if_index 1, 127.0.0.1) for the client and rnic1 (if_index 2, 127.0.0.2) for
+// the server, back to back, both with the profile and the time mode; -d and
+// --server-dev then choose between those two.
 #pragma once
 
 #include <cstdint>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -20,6 +51,7 @@ namespace softndk::tool {
 
 enum class Verb { kSend, kWrite, kRead };
 enum class Mode { kLatency, kBandwidth };
+enum class ClockSource { kWall, kModel };
 
 const char *verb_name(Verb v);      // "send", "write", "read"
 const char *perftest_name(Verb v);  // "Send", "RDMA_Write", "RDMA_Read"
@@ -38,6 +70,18 @@ struct PerfOptions {
     uint16_t port = 18515;      // ND port the server listens on
     bool json = false;
     bool report_gbits = false;
+    ClockSource clock = ClockSource::kWall;
+    uint32_t qp_count = 1;   // -q: QPs (connections); latency: 1 only
+    uint32_t post_list = 1;  // -l: requests per doorbell, per QP; latency: 1 only
+    std::string profile;     // --profile: perf's own two adapters with this profile
+    std::string time_mode;   // --time functional|paced: their time mode ("" = functional)
+};
+
+// A usage error found after parsing (an unknown profile, an option that needs
+// another): `softndk` prints it and exits 2.
+class UsageError : public std::runtime_error {
+  public:
+    using std::runtime_error::runtime_error;
 };
 
 // With -a and no -n, each size runs at most this many bytes (both directions
@@ -47,7 +91,8 @@ inline constexpr uint64_t kAutoIterationBytes = uint64_t{512} << 20;
 inline constexpr uint64_t kMinIterations = 16;
 
 // Runs the test and prints the report (stdout: banner and table, or JSON).
-// Returns the exit code: 0, or 1 after a message on stderr.
+// Returns 0. Throws UsageError for options that do not go together (before
+// anything is opened), std::runtime_error (NdkError) for a failure.
 int run_perf(const PerfOptions &options);
 
 }  // namespace softndk::tool

@@ -80,11 +80,15 @@ BandwidthRow bandwidth_row(uint64_t bytes, const std::vector<double> &posted,
     r.iterations = posted.size();
     const size_t n = std::min(posted.size(), completed.size());
     if (n == 0) return r;
+    // The last completion: with several QPs the last message posted need not
+    // be the last to complete.
+    const double last = *std::max_element(completed.begin(), completed.begin() + n);
     // Peak: the best average time per message over any run i..j. Exact up to
     // 20000 messages; beyond that the runs start at every k-th message so the
-    // search stays near 2*10^8 steps.
-    const size_t stride = std::max<size_t>(1, n / 20000);
-    double best = completed[n - 1] - posted[0];
+    // search stays within 4*10^8 steps.
+    constexpr size_t kMaxSteps = 400'000'000;
+    const size_t stride = std::max<size_t>(1, (n * n + kMaxSteps - 1) / kMaxSteps);
+    double best = last - posted[0];
     double best_count = static_cast<double>(n);
     for (size_t i = 0; i < n; i += stride) {
         for (size_t j = i; j < n; ++j) {
@@ -96,7 +100,7 @@ BandwidthRow bandwidth_row(uint64_t bytes, const std::vector<double> &posted,
             }
         }
     }
-    const double total = completed[n - 1] - posted[0];
+    const double total = last - posted[0];
     const double byte_count = static_cast<double>(bytes);
     auto rate = [&](double seconds, double messages) {
         if (seconds <= 0) return 0.0;

@@ -9,7 +9,9 @@
 // Bandwidth (ib_*_bw): BW average = bytes of all iterations / (last completion
 // - first post). BW peak = message size / the smallest average time per
 // message over any run of consecutive messages i..j, (completed[j] -
-// posted[i]) / (j - i + 1), as perftest computes it. MB = 2^20 bytes, as in
+// posted[i]) / (j - i + 1), as perftest computes it (exact up to 20000
+// messages; beyond that only every k-th i starts a run, to bound the search).
+// The times may be wall-clock or model seconds; only differences count. MB = 2^20 bytes, as in
 // perftest; --report_gbits gives Gb/sec (10^9 bits). MsgRate in Mpps = 10^6
 // messages per second.
 #pragma once
