@@ -21,7 +21,7 @@ MUTANTS=(
   'emulator/rc/completer.cpp@@s/(requester_progress\(qp\);)\n    \/\/ Progress may have run.*?complete_in_order\(qp\);\n/$1\n/s@@provider_tests@@^provider:READ_FENCE'
   'emulator/rc/responder.cpp@@s/if \(busy\.size\(\) >= qp\.path\.ird\)/if (busy.size() > qp.path.ird)/@@emu_rc_tests@@^emu\.rc\.'
   'emulator/time/timeline.cpp@@s/b\.start - start >= occupancy/b.start - start > occupancy/@@time_tests@@^time\.'
-  'emulator/time/model.cpp@@s/units_\[qp % units_\.size\(\)\]/units_[0]/@@time_tests@@^time\.'
+  'emulator/time/model.cpp@@s/units\[qp % units\.size\(\)\]/units[0]/@@time_tests@@^time\.'
 )
 
 selected=("$@")

@@ -157,11 +157,14 @@ ULONG Cq::poll(Result *results, ULONG n, uint64_t *times) {
     ULONG got = 0;
     bool took = false;
     hw::Cqe cqe;
-    // Paced mode: a CQE is not returned before its completion time.
-    while (got < n && ring_.peek(cqe) && clock.reached(cqe.completion_time_ns)) {
+    // Paced mode: a CQE is not returned before its completion time. Functional mode: see
+    // HostClock::poll (model_time.hpp).
+    while (got < n && ring_.peek(cqe)) {
+        if (!clock.reached(cqe.completion_time_ns)) break;
+        if (!clock.poll(cqe.completion_time_ns, got == 0, empty_polls_)) break;
         ring_.take(cqe);
         took = true;
-        clock.observe(cqe.completion_time_ns);
+        clock.consume(cqe.completion_time_ns);
         const auto opcode = static_cast<hw::CqeOpcode>(cqe.op_own >> 4);
         const auto qp_it = qps_.find(cqe.qp_number);
         if (qp_it == qps_.end()) {

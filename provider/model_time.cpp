@@ -1,5 +1,7 @@
 #include "model_time.hpp"
 
+#include <algorithm>
+
 #include "softndk/monotonic.hpp"
 
 namespace softndk::provider {
@@ -19,6 +21,27 @@ void HostClock::observe(uint64_t t) {
 
 bool HostClock::reached(uint64_t t) const {
     return mode_ != hw::TimeMode::kPaced || monotonic_ns() >= t;
+}
+
+void HostClock::consume(uint64_t t) {
+    if (mode_ != hw::TimeMode::kFunctional) return observe(t);
+    uint64_t cur = seen_.load(std::memory_order_relaxed);
+    while (!seen_.compare_exchange_weak(cur, std::max(cur, t) + kCqeNs,
+                                        std::memory_order_relaxed)) {
+    }
+}
+
+bool HostClock::poll(uint64_t t, bool first, uint32_t &empty_polls) {
+    if (mode_ != hw::TimeMode::kFunctional) return true;
+    const uint64_t now = seen_.load(std::memory_order_relaxed);
+    if (t <= now) return true;
+    if (!first) return false;  // later completions wait for a later poll
+    if (t <= now + kPollNs || ++empty_polls > kPollsBeforeWait) {
+        empty_polls = 0;
+        return true;  // the caller observes t
+    }
+    observe(now + kPollNs);
+    return false;
 }
 
 void HostClock::wait_until(uint64_t t) const {

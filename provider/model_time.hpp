@@ -13,6 +13,17 @@
 // both ends of a connection from one thread, and each end must keep its own clock.
 // Causality through memory the device sees itself (a QP's next doorbell is never
 // dated before the last WRITE it placed).
+//
+// In functional mode the device runs ahead of the consumer: a post returns after the
+// whole exchange it started, so its completion is in the ring, dated in the
+// consumer's model future, the next time the consumer polls. Were it returned at
+// once, the consumer's clock would jump to it and every post after it would be
+// dated after it: a perftest-style loop (post while the ring has room, poll between
+// posts) would drain the device's pipeline at every completion. So a poll returns the
+// CQEs dated up to the consumer's clock (HostClock::poll), and a poll that finds none
+// due costs the consumer kPollNs of model time, as polling a CQ costs a host; after
+// kPollsBeforeWait of those in a row the consumer is taken to have waited for the
+// next completion (bounding the host work a long wait costs).
 #pragma once
 
 #include <atomic>
@@ -33,6 +44,19 @@ class HostClock {
     void observe(uint64_t t);
     // Paced mode: true once model time `t` has come (the wall clock reached it).
     bool reached(uint64_t t) const;
+    // Functional mode: may a poll return a CQE dated `t` now? Yes if it is due (t <=
+    // now()). Otherwise, for the first CQE of a poll (`first`): yes, with the clock
+    // moved to t, if t is within one poll or the consumer has polled kPollsBeforeWait
+    // times in vain (`empty_polls`, the CQ's count, reset here); no otherwise, with the
+    // clock moved by one poll. Paced mode: always yes (reached() decides).
+    bool poll(uint64_t t, bool first, uint32_t &empty_polls);
+    static constexpr uint64_t kPollNs = 100;  // a CQ poll that finds nothing, on the host
+    static constexpr uint32_t kPollsBeforeWait = 64;
+    // The consumer took a CQE dated `t`: its clock is at least t, plus what handling a
+    // completion costs a host (functional mode; paced mode's host is the real one). It
+    // is what unsignaled requests save the CPU (Kalia et al., ATC'16).
+    void consume(uint64_t t);
+    static constexpr uint64_t kCqeNs = 20;
     // Paced mode: returns when model time `t` has come (softndk/monotonic.hpp).
     void wait_until(uint64_t t) const;
 

@@ -262,6 +262,7 @@ class Cq : public Embedded<NDK_CQ>, public Object {
     std::atomic<ULONG> depth_;  // CqDepth as last set (moderation: "count > depth")
     // Serialises poll with bind/unbind of QPs, and poll and arm with resize.
     std::mutex poll_mutex_;
+    uint32_t empty_polls_ = 0;  // HostClock::poll: polls in a row that found nothing due
     std::unordered_map<uint32_t, Qp *> qps_;
     // Arm merging (ndkpi-api.md 7.3): -1 = not armed.
     std::atomic<int> armed_{-1};

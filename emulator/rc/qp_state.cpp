@@ -53,7 +53,7 @@ void complete_send(Qp &qp, const SendWqe &wqe, hw::Syndrome syndrome, uint32_t v
     // that did, when the event retiring it (ACK, READ response) was handled. READ data
     // is visible before its CQE.
     auto &dev = qp.device;
-    const uint64_t ready = dev.timing().process(
+    const uint64_t ready = dev.timing().receive_unit(
         qp.number, std::max({qp.now_ns, wqe.processed_ns, qp.req.placed_ns}), dev.cost().pu_cqe_ns);
     dev.push_cqe(*qp.send_cq, c, ok ? hw::CqeOpcode::kRequester : hw::CqeOpcode::kRequesterError,
                  ready);
@@ -73,7 +73,7 @@ void complete_recv(Qp &qp, uint16_t slot, hw::Syndrome syndrome, uint32_t bytes,
         qp.device.counters().add(Counter::flushed_wqes);
     // The receive's data is visible before its CQE.
     auto &dev = qp.device;
-    const uint64_t ready = dev.timing().process(
+    const uint64_t ready = dev.timing().receive_unit(
         qp.number, std::max(qp.now_ns, qp.resp.placed_ns), dev.cost().pu_cqe_ns);
     dev.push_cqe(*qp.recv_cq, c, opcode, ready);
 }

@@ -202,7 +202,7 @@ void responder_receive(Qp &qp, const Packet &packet) {
     } else if (s.in_progress == Responder::Message::kWrite && s.target_mpt != 0) {
         lookup = time::TimingModel::access(s.target_mpt << 8, s.target_va, d.payload.size());
     }
-    qp.now_ns = dev.timing().process(qp.number, qp.now_ns, dev.cost().pu_packet_ns, lookup);
+    qp.now_ns = dev.timing().receive_unit(qp.number, qp.now_ns, dev.cost().pu_packet_ns, lookup);
 
     // 1. PSN
     switch (wire::classify_request_psn(s.epsn, psn)) {

@@ -32,7 +32,8 @@ uint64_t wire_bytes(const CostModel &cost, uint64_t transport_bytes) {
 TimingModel::TimingModel(const CostModel &cost)
     : cost_(cost),
       enabled_(!cost.ideal()),
-      units_(std::max<uint32_t>(cost.processing_units, 1)),
+      send_units_(std::max<uint32_t>(cost.processing_units, 1)),
+      receive_units_(std::max<uint32_t>(cost.processing_units, 1)),
       qpc_(cost.qpc_cache_entries),
       mpt_(cost.mpt_cache_entries),
       mtt_(cost.mtt_cache_entries) {}
@@ -61,7 +62,16 @@ uint64_t TimingModel::dma_write(uint64_t t, uint64_t bytes) {
     return ns_of(dma_write_.reserve(ps(t), busy) + busy) + cost_.dma_write_ns;
 }
 
-uint64_t TimingModel::process(uint32_t qp, uint64_t t, uint32_t ns, const Lookup &lookup) {
+uint64_t TimingModel::send_unit(uint32_t qp, uint64_t t, uint32_t ns, const Lookup &lookup) {
+    return process(send_units_, qp, t, ns, lookup);
+}
+
+uint64_t TimingModel::receive_unit(uint32_t qp, uint64_t t, uint32_t ns, const Lookup &lookup) {
+    return process(receive_units_, qp, t, ns, lookup);
+}
+
+uint64_t TimingModel::process(std::vector<Timeline> &units, uint32_t qp, uint64_t t, uint32_t ns,
+                              const Lookup &lookup) {
     if (!enabled_) return t;
     const uint64_t miss = cost_.cache_miss_ns != 0 ? cost_.cache_miss_ns : cost_.dma_read_ns;
     uint64_t stall = 0;  // ps
@@ -73,7 +83,7 @@ uint64_t TimingModel::process(uint32_t qp, uint64_t t, uint32_t ns, const Lookup
     for (uint64_t p = 0; p < lookup.mtt_pages; ++p)
         fetch(mtt_, lookup.mtt_first + p, kMttEntryBytes);
     const uint64_t busy = ps(ns) + stall;
-    return ns_of(units_[qp % units_.size()].reserve(ps(t), busy) + busy);
+    return ns_of(units[qp % units.size()].reserve(ps(t), busy) + busy);
 }
 
 uint64_t TimingModel::transmit(uint64_t t, uint64_t transport_bytes, bool loopback) {

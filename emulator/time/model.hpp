@@ -5,12 +5,12 @@
 //
 //   SQ doorbell  host post --MMIO--> device (BlueFlame: the WQE came with it)
 //   WQE fetch    DMA read of the WQEs the doorbell announced (skipped for BlueFlame)
-//   requester    the QP's processing unit: QP context (cache), WQE processing; per
+//   requester    the QP's send unit: QP context (cache), WQE processing; per
 //                packet: payload DMA read (skipped for inline), TX pipeline, link
 //   link         serialisation at the port rate, propagation, optional switch hop
-//   responder    RX pipeline, the QP's processing unit: QP context, MPT and MTT
+//   responder    RX pipeline, the QP's receive unit: QP context, MPT and MTT
 //                (caches), payload DMA write, ACK out through TX and the link
-//   completer    RX pipeline, processing unit, CQE (unit work, then a DMA write)
+//   completer    RX pipeline, receive unit, CQE (unit work, then a DMA write)
 //
 // Latency and occupancy are separate: a DMA read takes dma_read_ns to return but
 // occupies its channel only for its bytes, so reads pipeline; a processing unit is
@@ -89,12 +89,17 @@ class TimingModel {
     uint64_t dma_read(uint64_t t, uint64_t bytes);
     uint64_t dma_write(uint64_t t, uint64_t bytes);
     // Work of `ns` on QP `qp`'s processing unit, plus a stall for each cache miss among
-    // the QP context and the `mpt`/`mtt` keys given (0 = none to look up).
+    // the QP context and the `mpt`/`mtt` keys given (0 = none to look up). A device has
+    // `processing_units` units for each direction, as RNICs have separate send and
+    // receive engines: send_unit() runs the requester's WQEs, receive_unit() every
+    // packet that arrives (requests, responses, ACKs) and the CQEs they cause. A QP is
+    // served by unit (qp number mod processing_units) of each kind, one thing at a time.
     using Lookup = CacheLookup;
     // The lookups of an access of `bytes` at `iova` through key `token` (index << 8 |
     // variant): its MPT entry and the MTT entries of the 4 KiB pages it spans.
     static Lookup access(uint32_t token, uint64_t iova, uint64_t bytes);
-    uint64_t process(uint32_t qp, uint64_t t, uint32_t ns, const Lookup &lookup = {});
+    uint64_t send_unit(uint32_t qp, uint64_t t, uint32_t ns, const Lookup &lookup = {});
+    uint64_t receive_unit(uint32_t qp, uint64_t t, uint32_t ns, const Lookup &lookup = {});
     // A packet of `transport_bytes` leaves through the TX pipeline and the link; returns
     // its arrival at the far port. `loopback` packets (to this device) skip the link.
     uint64_t transmit(uint64_t t, uint64_t transport_bytes, bool loopback);
@@ -113,13 +118,16 @@ class TimingModel {
 
   private:
     uint64_t pcie_occupancy(uint64_t bytes) const;
+    uint64_t process(std::vector<Timeline> &units, uint32_t qp, uint64_t t, uint32_t ns,
+                     const Lookup &lookup);
 
     const CostModel cost_;
     const bool enabled_;
     Timeline mmio_;
     Timeline dma_read_;
     Timeline dma_write_;
-    std::vector<Timeline> units_;
+    std::vector<Timeline> send_units_;
+    std::vector<Timeline> receive_units_;
     Timeline tx_pipeline_;
     Timeline rx_pipeline_;
     Timeline link_;

@@ -138,8 +138,12 @@ void add_perf(CLI::App &app, PerfOptions &o, std::string &mode, bool &lat, bool 
                      "NDK_OP_FLAG_DEFER: one doorbell each list (default 1; latency: 1 only)")
         ->check(CLI::Range(1u, 1u << 16));
     perf->add_option("--profile", o.profile,
-                     "embedded mode: run on two adapters of this device profile, rnic0 "
-                     "(client) and rnic1 (server), back to back (unknown name: the list)");
+                     "embedded mode: run on two adapters of this device profile (a name, or a "
+                     "profile file path/to/x.ini), rnic0 (client) and rnic1 (server), back to "
+                     "back (unknown name: the list)");
+    perf->add_option("--set", o.settings,
+                     "KEY=VALUE: change a [timing] or [transport] key of --profile's profile "
+                     "for this run, e.g. --set blueflame_bytes=0 (repeatable; requires --profile)");
     perf->add_option("--time", o.time_mode,
                      "functional|paced: the time mode of --profile's adapters (requires "
                      "--profile; otherwise SOFTNDK_TIME sets it). paced: --clock wall shows "

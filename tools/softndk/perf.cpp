@@ -606,6 +606,8 @@ void check_usage(const PerfOptions &o, uint32_t tx_depth) {
     if (o.post_list > tx_depth)
         throw UsageError(
             fmt::format("-l/--post_list {} exceeds the tx depth {}", o.post_list, tx_depth));
+    if (!o.settings.empty() && o.profile.empty())
+        throw UsageError("--set changes a key of --profile's profile and requires --profile");
     if (!o.time_mode.empty() && o.profile.empty())
         throw UsageError(
             "--time sets the time mode of perf's own adapters and requires --profile; "
@@ -618,13 +620,37 @@ void check_usage(const PerfOptions &o, uint32_t tx_depth) {
 
 // --profile: perf's own two adapters, back to back like perftest's two hosts.
 void configure_adapters(const PerfOptions &o) {
-    const std::optional<emu::Profile> profile = emu::find_profile(o.profile);
+    std::optional<emu::Profile> profile;
+    std::string error;
+    if (emu::is_profile_path(o.profile)) {
+        emu::Profile loaded;
+        if (!emu::load_profile_file(o.profile, loaded, error)) throw UsageError(error);
+        profile = std::move(loaded);
+    } else {
+        profile = emu::find_profile(o.profile);
+    }
     if (!profile) {
         std::string names;
         for (const std::string_view name : emu::profile_names())
             names += fmt::format("{}{}", names.empty() ? "" : ", ", name);
-        throw UsageError(
-            fmt::format("unknown profile '{}'; the profiles are: {}", o.profile, names));
+        throw UsageError(fmt::format("unknown profile '{}'; the profiles are: {} (or a file: "
+                                     "path/to/profile.ini)",
+                                     o.profile, names));
+    }
+    // --set KEY=VALUE: a [timing] or [transport] key of the profile, as in its file.
+    for (const std::string &setting : o.settings) {
+        const auto eq = setting.find('=');
+        if (eq == std::string::npos || eq == 0)
+            throw UsageError(fmt::format("--set {}: expected KEY=VALUE", setting));
+        const std::string key = setting.substr(0, eq);
+        const std::string value = setting.substr(eq + 1);
+        std::optional<bool> set = emu::set_cost_key(profile->cost, key, value, error);
+        if (!set) set = emu::set_transport_key(profile->transport, key, value, error);
+        if (!set)
+            throw UsageError(fmt::format("--set {}: '{}' is not a [timing] or [transport] key "
+                                         "of a profile (profiles/*.ini)",
+                                         setting, key));
+        if (!*set) throw UsageError(fmt::format("--set {}: {}", setting, error));
     }
     hw::TimeMode time_mode = hw::TimeMode::kFunctional;
     if (!o.time_mode.empty()) {
@@ -646,7 +672,6 @@ void configure_adapters(const PerfOptions &o) {
         config.time_mode = time_mode;
         configs.push_back(std::move(config));
     }
-    std::string error;
     if (!emu::EmbeddedRegistry::instance().configure(std::move(configs), error))
         throw std::runtime_error(fmt::format("cannot set up the adapters: {}", error));
 }

@@ -75,6 +75,7 @@ struct PerfOptions {
     uint32_t post_list = 1;  // -l: requests per doorbell, per QP; latency: 1 only
     std::string profile;     // --profile: perf's own two adapters with this profile
     std::string time_mode;   // --time functional|paced: their time mode ("" = functional)
+    std::vector<std::string> settings;  // --set KEY=VALUE: profile keys changed for this run
 };
 
 // A usage error found after parsing (an unknown profile, an option that needs

@@ -49,7 +49,7 @@ TEST_CASE("The ideal profile switches the model off", "[model]") {
     CHECK(m.doorbell(7, true) == 7);
     CHECK(m.dma_read(7, 1 << 20) == 7);
     CHECK(m.dma_write(7, 1 << 20) == 7);
-    CHECK(m.process(2, 7, 0, TimingModel::access(0x100, 0, 1 << 20)) == 7);
+    CHECK(m.send_unit(2, 7, 0, TimingModel::access(0x100, 0, 1 << 20)) == 7);
     CHECK(m.transmit(7, 4096, false) == 7);
     CHECK(m.receive(7) == 7);
     CHECK_FALSE(CostModel{}.ideal());  // the defaults model a real RNIC
@@ -97,28 +97,28 @@ TEST_CASE("One processing unit serves one QP at a time, and units work in parall
     TimingModel m(c);
     // Warm the QP contexts (a first touch misses and stalls).
     for (uint32_t qp : {2u, 3u, 6u})
-        m.process(qp, 0, 0);
+        m.send_unit(qp, 0, 0);
     const uint64_t base = 100000;
-    CHECK(m.process(2, base, 50) == base + 50);
-    CHECK(m.process(2, base, 50) == base + 100);  // same QP: queued on its unit
-    CHECK(m.process(3, base, 50) == base + 50);   // another unit: in parallel
+    CHECK(m.send_unit(2, base, 50) == base + 50);
+    CHECK(m.send_unit(2, base, 50) == base + 100);  // same QP: queued on its unit
+    CHECK(m.send_unit(3, base, 50) == base + 50);   // another unit: in parallel
     // QP 6 shares unit 2 (6 mod 4) with QP 2.
-    CHECK(m.process(6, base, 50) == base + 150);
+    CHECK(m.send_unit(6, base, 50) == base + 150);
 }
 
 TEST_CASE("A cache miss stalls the unit for a DMA read of the entry", "[model]") {
     TimingModel m(simple());
     // QP context miss: 500 ns + (256 + 24) B * 100 ps = 28 ns.
-    CHECK(m.process(2, 0, 50) == 50 + 500 + 28);
-    CHECK(m.process(2, 10000, 50) == 10050);  // hit
+    CHECK(m.send_unit(2, 0, 50) == 50 + 500 + 28);
+    CHECK(m.send_unit(2, 10000, 50) == 10050);  // hit
     // An access through MPT index 5 spanning two pages: MPT miss (64 B -> 8.8 ns)
     // and two MTT misses (8 B -> 3.2 ns each), all stalling the unit.
     const auto access = TimingModel::access(5 << 8 | 0x11, 0x1ff0, 0x20);
     CHECK(access.mpt_index == 5);
     CHECK(access.mtt_pages == 2);
-    const uint64_t stalled = m.process(2, 20000, 50, access);
+    const uint64_t stalled = m.send_unit(2, 20000, 50, access);
     CHECK(stalled == 20000 + 50 + 500 + 8 + 500 + 3 + 500 + 3 + 1);  // ps summed, then floored
-    CHECK(m.process(2, 30000, 50, access) == 30050);  // all hits now
+    CHECK(m.send_unit(2, 30000, 50, access) == 30050);  // all hits now
     const auto stats = m.stats();
     CHECK(stats.qpc_misses == 1);
     CHECK(stats.mpt_misses == 1);
@@ -130,7 +130,7 @@ TEST_CASE("A working set larger than the QP-context cache misses every time", "[
     uint64_t t = 0;
     for (int round = 0; round < 3; ++round)
         for (uint32_t qp : {4u, 8u, 12u})  // one unit, three QPs
-            t = m.process(qp, t, 50);
+            t = m.send_unit(qp, t, 50);
     CHECK(m.stats().qpc_hits == 0);
     CHECK(m.stats().qpc_misses == 9);
     m.forget_qp(12);

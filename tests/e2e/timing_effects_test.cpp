@@ -1,0 +1,112 @@
+// The effects docs/timing.md §7 reproduces, one test each: two `softndk perf --clock
+// model` runs whose figures must differ in the documented direction (and roughly by
+// the documented amount). Model time is deterministic, so these are exact
+// comparisons of modeled figures, not timed tests: the host's speed does not enter.
+// Embedded mode only (`--profile` sets up perf's own adapters). The commands are the
+// ones docs/timing.md §7 prints.
+#define CATCH_CONFIG_MAIN
+#include <catch2/catch.hpp>
+
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <regex>
+#include <stdexcept>
+#include <string>
+
+namespace {
+
+// The first number reported under `key` by `softndk perf --clock model --profile
+// cx6-200g -j ARGS`.
+double perf(const std::string &args, const std::string &key) {
+    const std::string command = std::string(SOFTNDK_E2E_SOFTNDK) +
+                                " perf --clock model --profile cx6-200g -j " + args +
+                                " 2>&1";
+    FILE *pipe = ::popen(command.c_str(), "r");
+    if (pipe == nullptr) throw std::runtime_error("popen failed");
+    std::string out;
+    char buffer[4096];
+    while (size_t n = std::fread(buffer, 1, sizeof buffer, pipe))
+        out.append(buffer, n);
+    const int status = ::pclose(pipe);
+    INFO(command << "\n" << out);
+    REQUIRE(WIFEXITED(status));
+    REQUIRE(WEXITSTATUS(status) == 0);
+    std::smatch m;
+    REQUIRE(std::regex_search(out, m, std::regex("\"" + key + "\": *([0-9.eE+-]+)")));
+    return std::stod(m[1].str());
+}
+
+double rate(const std::string &args) {  // Mmsg/s
+    return perf("-t write --bw -s 8 -I 8 " + args, "MsgRate");
+}
+double latency(const std::string &args) {  // us, perftest's t_typical
+    return perf(args, "t_typical");
+}
+
+}  // namespace
+
+TEST_CASE("Doorbell batching: a post list raises the message rate", "[timing][effects]") {
+    const double single = rate("-q 16 -l 1 --cq-mod 64 -n 4000");
+    const double batched = rate("-q 16 -l 16 --cq-mod 64 -n 4000");
+    CHECK(batched > 1.5 * single);
+}
+
+TEST_CASE("Inline data saves the payload's DMA read", "[timing][effects]") {
+    const double dma = latency("-t write --lat -s 64 -I 0 -n 200");
+    const double inlined = latency("-t write --lat -s 64 -I 64 -n 200");
+    CHECK(inlined < dma);
+    // One DMA read of the payload (cx6-200g: 450 ns) on each one-way trip.
+    CHECK(dma - inlined > 0.3);
+    CHECK(dma - inlined < 0.6);
+}
+
+TEST_CASE("Unsignaled requests raise the message rate", "[timing][effects]") {
+    // Every completion costs the polling host (and a CQE write and unit work on the
+    // device): at 16 QPs the host, not the RNIC, is then the bottleneck.
+    const double signaled = rate("-q 16 -l 16 --cq-mod 1 -n 4000");
+    const double unsignaled = rate("-q 16 -l 16 --cq-mod 64 -n 4000");
+    CHECK(unsignaled > 2 * signaled);
+}
+
+TEST_CASE("BlueFlame saves the WQE fetch of a doorbell", "[timing][effects]") {
+    const double blueflame = latency("-t write --lat -s 8 -n 200");
+    const double doorbell = latency("-t write --lat -s 8 -n 200 --set blueflame_bytes=0");
+    CHECK(blueflame < doorbell);
+    CHECK(doorbell - blueflame > 0.3);  // one DMA read, less the BlueFlame write's extra
+}
+
+TEST_CASE("READ costs about one DMA round trip more than WRITE", "[timing][effects]") {
+    // One request at a time, each signaled: 1 / rate is the request's round trip. The
+    // WRITE is inline, so neither fetches its payload at the requester; the READ adds
+    // the responder's DMA read (450 ns) and the write of the data before its CQE.
+    const double write_rtt =
+        1.0 / perf("-t write --bw -s 8 -I 8 --tx-depth 1 --cq-mod 1 -n 2000", "MsgRate");
+    const double read_rtt =
+        1.0 / perf("-t read --bw -s 8 --tx-depth 1 --cq-mod 1 -n 2000", "MsgRate");
+    const double extra_us = read_rtt - write_rtt;
+    CHECK(extra_us > 0.450);
+    CHECK(extra_us < 2 * 0.450);
+}
+
+TEST_CASE("The message rate scales with QPs up to the processing units, then is flat",
+          "[timing][effects]") {
+    double previous = 0;
+    for (int qps : {1, 2, 4, 8, 16}) {
+        const double r = rate("-q " + std::to_string(qps) + " -l 16 --cq-mod 64 -n 4000");
+        CHECK(r > 1.6 * previous);
+        previous = r;
+    }
+    const double over = rate("-q 32 -l 16 --cq-mod 64 -n 4000");  // cx6-200g: 16 units
+    CHECK(over > 0.9 * previous);
+    CHECK(over < 1.1 * previous);
+}
+
+TEST_CASE("The rate collapses when the QP working set overflows the context cache",
+          "[timing][effects]") {
+    // One request per QP in turn (no post list), so that the QPs take turns on the
+    // device; 32 QPs against a cache of 16 contexts: every request misses.
+    const double fits = rate("-q 32 -l 1 --cq-mod 64 -n 2000");
+    const double thrashes = rate("-q 32 -l 1 --cq-mod 64 -n 2000 --set qpc_cache_entries=16");
+    CHECK(thrashes < 0.5 * fits);
+}
