@@ -132,8 +132,12 @@ void Cq::arm(ULONG type) {
         else if (previous == NDK_CQ_NOTIFY_SOLICITED || merged == NDK_CQ_NOTIFY_SOLICITED)
             merged = NDK_CQ_NOTIFY_SOLICITED;
         armed_.store(merged, std::memory_order_release);
+        // CQEs a poll held back (not due yet by the consumer's clock) were written
+        // before the last notification: the device must count them as new arrivals or
+        // the consumer would never hear of them.
+        const uint32_t pending = held_back_ ? hw::kArmPendingAreNew : 0;
         std::atomic_ref(doorbell_->arm_type.value)
-            .store(static_cast<uint32_t>(merged), std::memory_order_relaxed);
+            .store(static_cast<uint32_t>(merged) | pending, std::memory_order_relaxed);
         std::atomic_ref(doorbell_->arm_sequence.value)
             .store(arm_sequence_.fetch_add(1, std::memory_order_relaxed) + 1,
                    std::memory_order_release);
@@ -159,9 +163,13 @@ ULONG Cq::poll(Result *results, ULONG n, uint64_t *times) {
     hw::Cqe cqe;
     // Paced mode: a CQE is not returned before its completion time. Functional mode: see
     // HostClock::poll (model_time.hpp).
+    held_back_ = false;
     while (got < n && ring_.peek(cqe)) {
-        if (!clock.reached(cqe.completion_time_ns)) break;
-        if (!clock.poll(cqe.completion_time_ns, got == 0, empty_polls_)) break;
+        if (!clock.reached(cqe.completion_time_ns) ||
+            !clock.poll(cqe.completion_time_ns, got == 0, empty_polls_)) {
+            held_back_ = true;
+            break;
+        }
         ring_.take(cqe);
         took = true;
         clock.consume(cqe.completion_time_ns);

@@ -263,6 +263,7 @@ class Cq : public Embedded<NDK_CQ>, public Object {
     // Serialises poll with bind/unbind of QPs, and poll and arm with resize.
     std::mutex poll_mutex_;
     uint32_t empty_polls_ = 0;  // HostClock::poll: polls in a row that found nothing due
+    bool held_back_ = false;    // the last poll left CQEs that were not due yet
     std::unordered_map<uint32_t, Qp *> qps_;
     // Arm merging (ndkpi-api.md 7.3): -1 = not armed.
     std::atomic<int> armed_{-1};

@@ -76,6 +76,7 @@ Cq::Push Cq::push(hw::Cqe cqe, hw::CqeOpcode opcode, uint64_t now_ns) {
     std::lock_guard lock(mutex_);
     if (dead_) return Push::kDead;
     cqe.completion_time_ns = now_ns;
+    last_push_ns_ = std::max(last_push_ns_, now_ns);
     cqe.op_own = static_cast<uint8_t>(static_cast<uint8_t>(opcode) << 4);
     if (!ring_.try_push(cqe)) {
         dead_ = true;
@@ -123,20 +124,29 @@ void Cq::arm_locked(uint64_t now_ns) {
     if (seq == arm_sequence_seen_) return;  // spurious bit
     arm_sequence_seen_ = seq;
     const uint32_t raw = std::atomic_ref(doorbell_->arm_type.value).load(std::memory_order_relaxed);
-    if (raw > static_cast<uint32_t>(hw::ArmType::kSolicited)) {
+    const bool pending_are_new = (raw & hw::kArmPendingAreNew) != 0;
+    const uint32_t kind = raw & ~hw::kArmPendingAreNew;
+    if (kind > static_cast<uint32_t>(hw::ArmType::kSolicited)) {
         logger(Component::kDevice).debug("cq#{}: arm with bad type {} ignored", number_, raw);
         return;
     }
-    const auto type = static_cast<hw::ArmType>(raw);
-    arm_type_ = armed_ ? kMerge[static_cast<int>(arm_type_)][raw] : type;
+    const auto type = static_cast<hw::ArmType>(kind);
+    arm_type_ = armed_ ? kMerge[static_cast<int>(arm_type_)][kind] : type;
     armed_ = true;
     // Fire at once if a satisfying entry arrived since the last notification and
     // the provider has not consumed everything (hw_interface.hpp: consumer is a hint).
     // Moderation does not delay this: ndkpi-api §7.3 requires the immediate fire.
+    // Entries the provider held back (kArmPendingAreNew) count as arrivals, dated by
+    // the latest CQE.
+    const bool pending = ring_.free_entries() != ring_.entries();
+    if (pending_are_new && pending && arm_type_ != hw::ArmType::kErrors) {
+        notify_locked(std::max(now_ns, last_push_ns_));
+        return;
+    }
     const bool satisfied = arm_type_ == hw::ArmType::kAny         ? any_since_notify_
                            : arm_type_ == hw::ArmType::kSolicited ? solicited_since_notify_
                                                                   : false;
-    if (satisfied && ring_.free_entries() != ring_.entries()) notify_locked(now_ns);
+    if (satisfied && pending) notify_locked(now_ns);
 }
 
 void Cq::notify_locked(uint64_t now_ns) {

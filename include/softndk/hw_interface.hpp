@@ -321,6 +321,12 @@ struct QueueDoorbell {
 static_assert(sizeof(QueueDoorbell) == 128);
 
 enum class ArmType : uint32_t { kErrors = 0, kAny = 1, kSolicited = 2 };  // = NDK_CQ_NOTIFY_*
+// Or'ed into CqDoorbell::arm_type: the provider holds back CQEs of the ring that are
+// not due yet in model time (functional mode: the consumer's clock has not reached
+// them), so the consumer has not seen them although the device wrote them before the
+// last notification. The arm counts them as new arrivals: it fires at once if the
+// ring is not empty, as hardware would fire when they came.
+inline constexpr uint32_t kArmPendingAreNew = 0x100;
 
 struct CqDoorbell {
     CacheLineU32 consumer;      // provider: CQEs consumed (free-running)
