@@ -46,7 +46,7 @@ typical() {  # ARGS... -> t_typical (us) of one softndk perf --json run, median 
 echo
 echo "## Model time (docs/timing.md)"
 printf "%-52s %-12s %-12s %-8s %s\n" workload "model on" "model off" ratio "target <= 1.30x"
-for w in "-t write --lat -s 8 -n 20000" "-t send --lat -s 64 -n 20000" \
+for w in "-t write --lat -s 8 -n 200000" "-t send --lat -s 64 -n 200000" \
          "-t write --bw -s 8 -n 100000" "-t write --bw -s 65536 -n 20000" \
          "-t write --bw -s 8 -q 16 -l 16 -I 8 --cq-mod 64 -n 400000"; do
   # shellcheck disable=SC2086

@@ -21,9 +21,10 @@
 // dated after it: a perftest-style loop (post while the ring has room, poll between
 // posts) would drain the device's pipeline at every completion. So a poll returns the
 // CQEs dated up to the consumer's clock (HostClock::poll), and a poll that finds none
-// due costs the consumer kPollNs of model time, as polling a CQ costs a host; after
-// kPollsBeforeWait of those in a row the consumer is taken to have waited for the
-// next completion (bounding the host work a long wait costs).
+// due moves the consumer's clock on: by kPollNs, doubling with each empty poll in a
+// row (a consumer that polls in vain keeps polling), up to the completion; after
+// kPollsBeforeWait of those in a row it is taken to have waited for the next
+// completion (bounding the host work a long wait costs).
 #pragma once
 
 #include <atomic>
@@ -46,12 +47,13 @@ class HostClock {
     bool reached(uint64_t t) const;
     // Functional mode: may a poll return a CQE dated `t` now? Yes if it is due (t <=
     // now()). Otherwise, for the first CQE of a poll (`first`): yes, with the clock
-    // moved to t, if t is within one poll or the consumer has polled kPollsBeforeWait
-    // times in vain (`empty_polls`, the CQ's count, reset here); no otherwise, with the
-    // clock moved by one poll. Paced mode: always yes (reached() decides).
+    // moved to t, if t is within this poll's step (kPollNs << empty_polls) or the
+    // consumer has polled kPollsBeforeWait times in vain (`empty_polls`, the CQ's
+    // count, reset here); no otherwise, with the clock moved by the step. Paced mode:
+    // always yes (reached() decides).
     bool poll(uint64_t t, bool first, uint32_t &empty_polls);
     static constexpr uint64_t kPollNs = 100;  // a CQ poll that finds nothing, on the host
-    static constexpr uint32_t kPollsBeforeWait = 64;
+    static constexpr uint32_t kPollsBeforeWait = 16;
     // The consumer took a CQE dated `t`: its clock is at least t, plus what handling a
     // completion costs a host (functional mode; paced mode's host is the real one). It
     // is what unsignaled requests save the CPU (Kalia et al., ATC'16).

@@ -93,6 +93,10 @@ bool LruCache::touch(uint64_t key) {
         ++misses_;
         return false;
     }
+    if (!order_.empty() && order_.front() == key) {  // the common case: the same QP again
+        ++hits_;
+        return true;
+    }
     if (auto it = where_.find(key); it != where_.end()) {
         order_.splice(order_.begin(), order_, it->second);
         ++hits_;
