@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include <cstring>
+
 #include "provider.hpp"
 
 namespace softndk::provider {
@@ -249,6 +251,16 @@ NTSTATUS query_extension(NDK_OBJECT_HEADER *object, GUID *id, NDK_VERSION,
                          NDK_EXTENSION_INTERFACE *out) {
     if (object == nullptr || id == nullptr || out == nullptr) return STATUS_INVALID_PARAMETER;
     return STATUS_NOT_SUPPORTED;
+}
+
+NTSTATUS offer_extension(const ExtensionOffer &offer, NDK_OBJECT_HEADER *object, GUID *id,
+                         NDK_VERSION version, NDK_EXTENSION_INTERFACE *out) {
+    if (id != nullptr && out != nullptr && std::memcmp(id, &offer.id, sizeof(GUID)) == 0 &&
+        version.Major == offer.major && version.Minor <= offer.minor) {
+        out->Dispatch = offer.dispatch;
+        return STATUS_SUCCESS;
+    }
+    return query_extension(object, id, version, out);
 }
 
 const NDK_ADAPTER_DISPATCH kAdapterDispatch = {

@@ -1,7 +1,6 @@
 #include <softndk_ext.h>
 
 #include <array>
-#include <cstring>
 #include <type_traits>
 #include <utility>
 
@@ -350,8 +349,7 @@ ULONG get_cq_results_with_time(NDK_CQ *pCq, NDK_RESULT Results[], ULONG64 Times[
     return get_results(pCq, Results, n, Times);
 }
 
-ULONG get_cq_results_ex_with_time(NDK_CQ *pCq, NDK_RESULT_EX Results[], ULONG64 Times[],
-                                  ULONG n) {
+ULONG get_cq_results_ex_with_time(NDK_CQ *pCq, NDK_RESULT_EX Results[], ULONG64 Times[], ULONG n) {
     if (Times == nullptr && n != 0) return 0;
     return get_results(pCq, Results, n, Times);
 }
@@ -377,14 +375,10 @@ const SOFTNDK_MODEL_TIME_DISPATCH kModelTimeDispatch = {
 NTSTATUS cq_query_extension(NDK_OBJECT_HEADER *h, GUID *id, NDK_VERSION v,
                             NDK_EXTENSION_INTERFACE *out) {
     if (from_header<Cq>(h) == nullptr) return STATUS_INVALID_PARAMETER;
-    static const GUID kModelTime = SOFTNDK_MODEL_TIME_EXTENSION_GUID_INIT;
-    if (id != nullptr && out != nullptr && std::memcmp(id, &kModelTime, sizeof(GUID)) == 0 &&
-        v.Major == SOFTNDK_MODEL_TIME_EXTENSION_VERSION_MAJOR &&
-        v.Minor <= SOFTNDK_MODEL_TIME_EXTENSION_VERSION_MINOR) {
-        out->Dispatch = &kModelTimeDispatch;
-        return STATUS_SUCCESS;
-    }
-    return query_extension(h, id, v, out);
+    static const ExtensionOffer kModelTime{
+        SOFTNDK_MODEL_TIME_EXTENSION_GUID_INIT, SOFTNDK_MODEL_TIME_EXTENSION_VERSION_MAJOR,
+        SOFTNDK_MODEL_TIME_EXTENSION_VERSION_MINOR, &kModelTimeDispatch};
+    return offer_extension(kModelTime, h, id, v, out);
 }
 
 }  // namespace

@@ -90,10 +90,11 @@ void Adapter::dispatch(const hw::Eqe &eqe) {
             // with this cause as ProviderErrorCode (the device puts it on each
             // flushed CQE), and the peer's request that caused it fails.
             const auto cause = static_cast<hw::Syndrome>(eqe.data0);
-            log().warn("{}: qp#{} failed on an incoming request ({:#x}, {:#x} to the peer); "
-                       "its requests complete STATUS_CANCELLED with ProviderErrorCode {:#x}",
-                       name(), eqe.object, static_cast<unsigned>(cause),
-                       static_cast<uint32_t>(syndrome_status(cause)), static_cast<unsigned>(cause));
+            log().warn(
+                "{}: qp#{} failed on an incoming request ({:#x}, {:#x} to the peer); "
+                "its requests complete STATUS_CANCELLED with ProviderErrorCode {:#x}",
+                name(), eqe.object, static_cast<unsigned>(cause),
+                static_cast<uint32_t>(syndrome_status(cause)), static_cast<unsigned>(cause));
             return;
         }
         case hw::EqeType::kSrqLimit:

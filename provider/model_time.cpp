@@ -26,8 +26,8 @@ bool HostClock::reached(uint64_t t) const {
 void HostClock::consume(uint64_t t) {
     if (mode_ != hw::TimeMode::kFunctional) return observe(t);
     uint64_t cur = seen_.load(std::memory_order_relaxed);
-    while (!seen_.compare_exchange_weak(cur, std::max(cur, t) + kCqeNs,
-                                        std::memory_order_relaxed)) {
+    while (
+        !seen_.compare_exchange_weak(cur, std::max(cur, t) + kCqeNs, std::memory_order_relaxed)) {
     }
 }
 

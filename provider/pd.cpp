@@ -1,7 +1,5 @@
 #include <softndk_ext.h>
 
-#include <cstring>
-
 #include "provider.hpp"
 
 namespace softndk::provider {
@@ -60,14 +58,10 @@ const SOFTNDK_MW_EXTENSION_DISPATCH kMwExtensionDispatch = {
 NTSTATUS pd_query_extension(NDK_OBJECT_HEADER *h, GUID *id, NDK_VERSION v,
                             NDK_EXTENSION_INTERFACE *out) {
     if (from_header<Pd>(h) == nullptr) return STATUS_INVALID_PARAMETER;
-    static const GUID kMwExtension = SOFTNDK_MW_EXTENSION_GUID_INIT;
-    if (id != nullptr && out != nullptr && std::memcmp(id, &kMwExtension, sizeof(GUID)) == 0 &&
-        v.Major == SOFTNDK_MW_EXTENSION_VERSION_MAJOR &&
-        v.Minor <= SOFTNDK_MW_EXTENSION_VERSION_MINOR) {
-        out->Dispatch = &kMwExtensionDispatch;
-        return STATUS_SUCCESS;
-    }
-    return query_extension(h, id, v, out);
+    static const ExtensionOffer kMwExtension{
+        SOFTNDK_MW_EXTENSION_GUID_INIT, SOFTNDK_MW_EXTENSION_VERSION_MAJOR,
+        SOFTNDK_MW_EXTENSION_VERSION_MINOR, &kMwExtensionDispatch};
+    return offer_extension(kMwExtension, h, id, v, out);
 }
 
 NTSTATUS create_mr_slot(NDK_PD *pPd, BOOLEAN FastRegister, NDK_FN_CREATE_COMPLETION cb, PVOID,
@@ -143,8 +137,7 @@ NTSTATUS create_qp_with_srq_slot(NDK_PD *pPd, NDK_CQ *pReceiveCq, NDK_CQ *pIniti
         return STATUS_INVALID_PARAMETER;
     Adapter *a = pd->adapter();
     // The SRQ's receives are checked against the QP's PD: they must be the same.
-    if (!a->same_interface(rcq->adapter()) || !a->same_interface(icq->adapter()) ||
-        srq->pd() != pd)
+    if (!a->same_interface(rcq->adapter()) || !a->same_interface(icq->adapter()) || srq->pd() != pd)
         return STATUS_INVALID_PARAMETER;
     if (pd->closing() || rcq->closing() || icq->closing() || srq->closing())
         return STATUS_INVALID_DEVICE_STATE;

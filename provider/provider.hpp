@@ -633,9 +633,21 @@ NTSTATUS build_lam(NDK_ADAPTER *adapter, MDL *mdl, SIZE_T length, NDK_FN_REQUEST
                    NDK_LOGICAL_ADDRESS_MAPPING *lam, ULONG *lam_size, ULONG *fbo);
 void release_lam(NDK_ADAPTER *adapter, NDK_LOGICAL_ADDRESS_MAPPING *lam);
 
-// NdkQueryExtension for every table: no extension is supported.
+// NdkQueryExtension for every table: the common answer, no extension (the PD and the
+// CQ offer theirs through offer_extension first).
 NTSTATUS query_extension(NDK_OBJECT_HEADER *object, GUID *id, NDK_VERSION version,
                          NDK_EXTENSION_INTERFACE *out);
+// One of SoftNDK's extensions (softndk_ext.h), offered by an object's NdkQueryExtension:
+// its dispatch table for `id` at version major.minor or an older minor; the common
+// answer (query_extension) for anything else.
+struct ExtensionOffer {
+    GUID id;
+    USHORT major;
+    USHORT minor;
+    const void *dispatch;
+};
+NTSTATUS offer_extension(const ExtensionOffer &offer, NDK_OBJECT_HEADER *object, GUID *id,
+                         NDK_VERSION version, NDK_EXTENSION_INTERFACE *out);
 
 // Socket addresses (Linux AF_* numbering, ws2def.h): STATUS_SUCCESS,
 // STATUS_INVALID_PARAMETER (NULL, length too short for the family or longer

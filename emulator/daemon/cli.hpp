@@ -27,7 +27,7 @@ struct RnicCommandLine {
     bool foreground = true;
     std::string log_level;  // --log-level; "" = SOFTNDK_LOG_LEVEL, else warn
     unsigned spin_us = 25;
-    bool status = false;  // --status: query the running daemon instead of starting one
+    bool status = false;    // --status: query the running daemon instead of starting one
     std::string time_mode;  // --time: functional | paced ("" = SOFTNDK_TIME, else functional)
 };
 

@@ -152,9 +152,9 @@ class Cq : public std::enable_shared_from_this<Cq> {
     uint32_t mod_interval_us_ = 0;
     uint64_t timer_deadline_ns_ = 0;  // model time the pending interval ends
     uint64_t last_push_ns_ = 0;       // model time of the latest CQE written
-    uint32_t moderated_cqes_ = 0;    // successful CQEs since arming (moderated ANY arm)
-    bool timer_pending_ = false;     // a timer for this arm is scheduled
-    uint64_t timer_generation_ = 0;  // bumped by notify/moderate: older timers are void
+    uint32_t moderated_cqes_ = 0;     // successful CQEs since arming (moderated ANY arm)
+    bool timer_pending_ = false;      // a timer for this arm is scheduled
+    uint64_t timer_generation_ = 0;   // bumped by notify/moderate: older timers are void
 };
 
 }  // namespace softndk::emu

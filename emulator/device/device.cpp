@@ -5,9 +5,9 @@
 #include <stdexcept>
 
 #include "cm/cm.hpp"
-#include "softndk/monotonic.hpp"
 #include "device/log.hpp"
 #include "rc/engine.hpp"
+#include "softndk/monotonic.hpp"
 #include "wire/psn.hpp"
 
 namespace softndk::emu {

@@ -170,7 +170,8 @@ void on_ack(Qp &qp, const Packet &packet) {
 
 void completer_receive(Qp &qp, const Packet &packet) {
     if (qp.state != QpState::kRts) return;
-    qp.now_ns = qp.device.timing().receive_unit(qp.number, qp.now_ns, qp.device.cost().pu_packet_ns);
+    qp.now_ns =
+        qp.device.timing().receive_unit(qp.number, qp.now_ns, qp.device.cost().pu_packet_ns);
     const auto family = packet.desc.info().family;
     if (family == wire::OpFamily::kReadResponse) {
         on_read_response(qp, packet);

@@ -47,8 +47,7 @@ void requester_timer(Qp &qp, SteadyTime now);
 void modify_qp(Qp &qp, QpState to);
 // Moves the QP to ERROR and flushes every WQE (SQ and RQ) not yet completed. `cause`
 // is recorded the first time (Qp::error_cause) and rides on every flushed CQE.
-void enter_error(Qp &qp, const char *why,
-                 hw::Syndrome cause = hw::Syndrome::kWorkRequestFlushed);
+void enter_error(Qp &qp, const char *why, hw::Syndrome cause = hw::Syndrome::kWorkRequestFlushed);
 // RQ doorbell: in ERROR, flush the receives just posted.
 void receive_doorbell(Qp &qp);
 // Flush everything in ERROR (newly posted WQEs on both queues).

@@ -114,8 +114,7 @@ void flush_queues(Qp &qp) {
     Responder &s = qp.resp;
     if (s.recv) {
         complete_recv(qp, s.recv->slot, hw::Syndrome::kWorkRequestFlushed, 0,
-                      hw::CqeOpcode::kResponderError, s.recv->from_srq ? hw::kCqeSrq : 0, 0,
-                      cause);
+                      hw::CqeOpcode::kResponderError, s.recv->from_srq ? hw::kCqeSrq : 0, 0, cause);
         s.recv.reset();
     }
     if (s.rq && s.rq->acquire_producer()) {  // an SRQ is never flushed by one QP
@@ -123,8 +122,8 @@ void flush_queues(Qp &qp) {
         while (rq.available() != 0) {
             const uint32_t position = rq.consumer();
             complete_recv(qp, static_cast<uint16_t>(position & (rq.entries() - 1)),
-                          hw::Syndrome::kWorkRequestFlushed, 0, hw::CqeOpcode::kResponderError, 0, 0,
-                          cause);
+                          hw::Syndrome::kWorkRequestFlushed, 0, hw::CqeOpcode::kResponderError, 0,
+                          0, cause);
             rq.release(position + 1);
         }
     }

@@ -408,13 +408,12 @@ void requester_progress(Qp &qp) {
                 }
                 ++r.reads_started;
             }
-            const auto lookup =
-                w.sges.empty()
-                    ? time::TimingModel::Lookup{}
-                    : time::TimingModel::access(w.first_local_token, w.sges.front().iova(),
-                                                w.length);
+            const auto lookup = w.sges.empty()
+                                    ? time::TimingModel::Lookup{}
+                                    : time::TimingModel::access(w.first_local_token,
+                                                                w.sges.front().iova(), w.length);
             w.processed_ns = qp.device.timing().send_unit(qp.number, earliest,
-                                                        qp.device.cost().pu_wqe_ns, lookup);
+                                                          qp.device.cost().pu_wqe_ns, lookup);
             w.first_psn = r.next_psn;
             r.next_psn = wire::psn_add(r.next_psn, w.psn_count);
             if (w.is_read()) {

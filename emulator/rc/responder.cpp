@@ -195,10 +195,9 @@ void responder_receive(Qp &qp, const Packet &packet) {
     // of an RDMA WRITE or READ, the target's MPT and MTT entries (a miss stalls it).
     time::TimingModel::Lookup lookup;
     if ((info.ext & wire::kExtReth) != 0) {
-        lookup = time::TimingModel::access(d.reth.rkey, d.reth.va,
-                                           info.family == OpFamily::kReadRequest
-                                               ? d.reth.dma_length
-                                               : d.payload.size());
+        lookup = time::TimingModel::access(
+            d.reth.rkey, d.reth.va,
+            info.family == OpFamily::kReadRequest ? d.reth.dma_length : d.payload.size());
     } else if (s.in_progress == Responder::Message::kWrite && s.target_mpt != 0) {
         lookup = time::TimingModel::access(s.target_mpt << 8, s.target_va, d.payload.size());
     }
@@ -234,13 +233,15 @@ void responder_receive(Qp &qp, const Packet &packet) {
 
     // 3. QP access: READ needs responder resources (IRD), one per READ in progress
     if (info.family == OpFamily::kReadRequest) {
-        if (qp.path.ird == 0) return fatal(qp, psn, wire::NakCode::kInvalidRequest, "READ with IRD 0");
+        if (qp.path.ird == 0)
+            return fatal(qp, psn, wire::NakCode::kInvalidRequest, "READ with IRD 0");
         auto &busy = s.reads_in_progress;
         while (!busy.empty() && busy.front() <= qp.now_ns)
             busy.pop_front();
         if (busy.size() >= qp.path.ird) {
             dev.counters().add(Counter::ird_exceeded);
-            return fatal(qp, psn, wire::NakCode::kInvalidRequest, "more READs in progress than IRD");
+            return fatal(qp, psn, wire::NakCode::kInvalidRequest,
+                         "more READs in progress than IRD");
         }
     }
 

@@ -13,15 +13,18 @@ constexpr uint64_t kMinFrameBytes = 84;  // 64 B Ethernet minimum + preamble/IFG
 // Timelines run in picoseconds: a minimum frame at 400 Gb/s is 1.68 ns, and rounding
 // each booking to whole nanoseconds would cap the packet rate well below the link's.
 // The steps take and return nanoseconds.
-constexpr uint64_t ps(uint64_t ns) { return ns * 1000; }
-constexpr uint64_t ns_of(uint64_t ps) { return ps / 1000; }
+constexpr uint64_t ps(uint64_t ns) {
+    return ns * 1000;
+}
+constexpr uint64_t ns_of(uint64_t ps) {
+    return ps / 1000;
+}
 }  // namespace
 
 bool CostModel::ideal() const {
     return doorbell_ns == 0 && doorbell_gap_ns == 0 && blueflame_ns == 0 && dma_read_ns == 0 &&
            dma_write_ns == 0 && pcie_ps_per_byte == 0 && pu_wqe_ns == 0 && pu_packet_ns == 0 &&
-           pu_cqe_ns == 0 &&
-           cache_miss_ns == 0 && tx_pipeline_ns == 0 && rx_pipeline_ns == 0 &&
+           pu_cqe_ns == 0 && cache_miss_ns == 0 && tx_pipeline_ns == 0 && rx_pipeline_ns == 0 &&
            pipeline_packet_ns == 0 && link_mbps == 0 && propagation_ns == 0 && switch_ns == 0;
 }
 
@@ -88,7 +91,8 @@ uint64_t TimingModel::process(std::vector<Timeline> &units, uint32_t qp, uint64_
 
 uint64_t TimingModel::transmit(uint64_t t, uint64_t transport_bytes, bool loopback) {
     if (!enabled_) return t;
-    uint64_t at = tx_pipeline_.reserve(ps(t), ps(cost_.pipeline_packet_ns)) + ps(cost_.tx_pipeline_ns);
+    uint64_t at =
+        tx_pipeline_.reserve(ps(t), ps(cost_.pipeline_packet_ns)) + ps(cost_.tx_pipeline_ns);
     if (loopback || cost_.link_mbps == 0) return ns_of(at);
     // bits / (Mb/s) = us; * 1e6 = ps.
     const uint64_t serialise = wire_bytes(cost_, transport_bytes) * 8 * 1000000 / cost_.link_mbps;
@@ -111,8 +115,12 @@ TimingModel::Lookup TimingModel::access(uint32_t token, uint64_t iova, uint64_t 
                   static_cast<uint32_t>(std::min<uint64_t>(last - first + 1, 1u << 20))};
 }
 
-void TimingModel::forget_qp(uint32_t qp) { qpc_.erase(qp); }
-void TimingModel::forget_mpt(uint32_t index) { mpt_.erase(index); }
+void TimingModel::forget_qp(uint32_t qp) {
+    qpc_.erase(qp);
+}
+void TimingModel::forget_mpt(uint32_t index) {
+    mpt_.erase(index);
+}
 
 TimingModel::Stats TimingModel::stats() const {
     return Stats{qpc_.hits(),

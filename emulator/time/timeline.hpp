@@ -2,17 +2,17 @@
 // that serves one thing at a time, and an on-device cache.
 //
 // Times are uint64_t in the caller's unit (the model books in picoseconds). Requests
-// reach a resource out of host order: the host runs QPs one after another and a packet sent early in model time
-// may be processed after one sent later. A resource therefore keeps the intervals it
+// reach a resource out of host order: the host runs QPs one after another and a packet sent early
+// in model time may be processed after one sent later. A resource therefore keeps the intervals it
 // is busy and books a request into the first gap at or after its arrival (never
 // "after whoever the host happened to run last"), so the model's answer does not
 // depend on the host's interleaving within the history it keeps.
 #pragma once
 
+#include <array>
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
-#include <array>
 #include <list>
 #include <mutex>
 #include <thread>

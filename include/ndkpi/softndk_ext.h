@@ -75,23 +75,16 @@ typedef struct _SOFTNDK_MW_EXTENSION_DISPATCH {
     }
 
 #define SOFTNDK_TIME_MODE_FUNCTIONAL 0
-#define SOFTNDK_TIME_MODE_PACED 1
+#define SOFTNDK_TIME_MODE_PACED      1
 
+typedef _IRQL_requires_max_(DISPATCH_LEVEL) ULONG (*SOFTNDK_FN_GET_CQ_RESULTS_WITH_TIME)(
+    _In_ NDK_CQ *pNdkCq, _Out_writes_to_(nResults, return ) NDK_RESULT pResults[],
+    _Out_writes_to_(nResults, return ) ULONG64 pTimes[], _In_ ULONG nResults);
+typedef _IRQL_requires_max_(DISPATCH_LEVEL) ULONG (*SOFTNDK_FN_GET_CQ_RESULTS_EX_WITH_TIME)(
+    _In_ NDK_CQ *pNdkCq, _Out_writes_to_(nResults, return ) NDK_RESULT_EX pResults[],
+    _Out_writes_to_(nResults, return ) ULONG64 pTimes[], _In_ ULONG nResults);
 typedef _IRQL_requires_max_(DISPATCH_LEVEL)
-    ULONG (*SOFTNDK_FN_GET_CQ_RESULTS_WITH_TIME)(_In_ NDK_CQ *pNdkCq,
-                                                 _Out_writes_to_(nResults, return)
-                                                     NDK_RESULT pResults[],
-                                                 _Out_writes_to_(nResults, return)
-                                                     ULONG64 pTimes[],
-                                                 _In_ ULONG nResults);
-typedef _IRQL_requires_max_(DISPATCH_LEVEL)
-    ULONG (*SOFTNDK_FN_GET_CQ_RESULTS_EX_WITH_TIME)(_In_ NDK_CQ *pNdkCq,
-                                                    _Out_writes_to_(nResults, return)
-                                                        NDK_RESULT_EX pResults[],
-                                                    _Out_writes_to_(nResults, return)
-                                                        ULONG64 pTimes[],
-                                                    _In_ ULONG nResults);
-typedef _IRQL_requires_max_(DISPATCH_LEVEL) ULONG64 (*SOFTNDK_FN_GET_MODEL_TIME)(_In_ NDK_CQ *pNdkCq);
+    ULONG64 (*SOFTNDK_FN_GET_MODEL_TIME)(_In_ NDK_CQ *pNdkCq);
 typedef _IRQL_requires_max_(DISPATCH_LEVEL) ULONG (*SOFTNDK_FN_GET_TIME_MODE)(_In_ NDK_CQ *pNdkCq);
 
 /* NDK_EXTENSION_INTERFACE.Dispatch points at this table. */

@@ -20,8 +20,7 @@ namespace {
 // cx6-200g -j ARGS`.
 double perf(const std::string &args, const std::string &key) {
     const std::string command = std::string(SOFTNDK_E2E_SOFTNDK) +
-                                " perf --clock model --profile cx6-200g -j " + args +
-                                " 2>&1";
+                                " perf --clock model --profile cx6-200g -j " + args + " 2>&1";
     FILE *pipe = ::popen(command.c_str(), "r");
     if (pipe == nullptr) throw std::runtime_error("popen failed");
     std::string out;

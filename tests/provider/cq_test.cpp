@@ -9,10 +9,10 @@
 #include <string>
 #include <thread>
 
+#include <softndk_ext.h>
 #include "ndk_test.hpp"
 #include "provider.hpp"  // syndrome_status
 #include "softndk/monotonic.hpp"
-#include <softndk_ext.h>
 
 using namespace ndktest;
 using namespace std::chrono_literals;
@@ -384,8 +384,7 @@ TEST_CASE("Completion statuses: docs/prm.md's table is what the provider reports
 // ---------------------------------------------------------------------------
 namespace {
 
-const SOFTNDK_MODEL_TIME_DISPATCH *model_time_of(NDK_CQ *cq, USHORT major = 1,
-                                                 USHORT minor = 0) {
+const SOFTNDK_MODEL_TIME_DISPATCH *model_time_of(NDK_CQ *cq, USHORT major = 1, USHORT minor = 0) {
     GUID id = SOFTNDK_MODEL_TIME_EXTENSION_GUID_INIT;
     NDK_VERSION v{};
     v.Major = major;
@@ -484,7 +483,7 @@ TEST_CASE("Paced mode: no completion is returned before its model time", "[.pace
         const ULONG64 seen = softndk::monotonic_ns();
         CHECK(done.Status == STATUS_SUCCESS);
         CHECK(done_at > posted);
-        CHECK(seen >= done_at);  // never before its time
+        CHECK(seen >= done_at);             // never before its time
         CHECK(done_at - posted < 1000000);  // a round trip of the model, not of a timer
     }
 }

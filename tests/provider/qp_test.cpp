@@ -75,10 +75,10 @@ TEST_CASE("READ_FENCE: a local request fenced behind a read completes when the r
     REQUIRE(p.client.qp->Dispatch->NdkRead(p.client.qp, reinterpret_cast<void *>(1), &read_sink, 1,
                                            p.server.remote_address(4096), p.server.rtoken,
                                            NDK_OP_FLAG_DEFER) == STATUS_SUCCESS);
-    REQUIRE(p.client.qp->Dispatch->NdkBind(p.client.qp, reinterpret_cast<void *>(2), p.client.mr,
-                                           mw, p.client.buffer.data() + 8192, 4096,
-                                           NDK_OP_FLAG_READ_FENCE |
-                                               NDK_OP_FLAG_ALLOW_REMOTE_READ) == STATUS_SUCCESS);
+    REQUIRE(p.client.qp->Dispatch->NdkBind(
+                p.client.qp, reinterpret_cast<void *>(2), p.client.mr, mw,
+                p.client.buffer.data() + 8192, 4096,
+                NDK_OP_FLAG_READ_FENCE | NDK_OP_FLAG_ALLOW_REMOTE_READ) == STATUS_SUCCESS);
     std::vector<NDK_RESULT_EX> out;
     REQUIRE(p.client.drain(out, 2) == 2);
     CHECK(out[0].RequestContext == reinterpret_cast<void *>(1));

@@ -633,9 +633,10 @@ void configure_adapters(const PerfOptions &o) {
         std::string names;
         for (const std::string_view name : emu::profile_names())
             names += fmt::format("{}{}", names.empty() ? "" : ", ", name);
-        throw UsageError(fmt::format("unknown profile '{}'; the profiles are: {} (or a file: "
-                                     "path/to/profile.ini)",
-                                     o.profile, names));
+        throw UsageError(
+            fmt::format("unknown profile '{}'; the profiles are: {} (or a file: "
+                        "path/to/profile.ini)",
+                        o.profile, names));
     }
     // --set KEY=VALUE: a [timing] or [transport] key of the profile, as in its file.
     for (const std::string &setting : o.settings) {
@@ -647,9 +648,10 @@ void configure_adapters(const PerfOptions &o) {
         std::optional<bool> set = emu::set_cost_key(profile->cost, key, value, error);
         if (!set) set = emu::set_transport_key(profile->transport, key, value, error);
         if (!set)
-            throw UsageError(fmt::format("--set {}: '{}' is not a [timing] or [transport] key "
-                                         "of a profile (profiles/*.ini)",
-                                         setting, key));
+            throw UsageError(
+                fmt::format("--set {}: '{}' is not a [timing] or [transport] key "
+                            "of a profile (profiles/*.ini)",
+                            setting, key));
         if (!*set) throw UsageError(fmt::format("--set {}: {}", setting, error));
     }
     hw::TimeMode time_mode = hw::TimeMode::kFunctional;

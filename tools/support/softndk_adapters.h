@@ -27,7 +27,7 @@ extern "C" {
 #define SOFTNDK_ADAPTER_ALIAS_SIZE    64
 #define SOFTNDK_ADAPTER_PROFILE_SIZE  32
 /* Enough for any address softndk_address_string() prints (INET6_ADDRSTRLEN). */
-#define SOFTNDK_ADDRESS_STRING_SIZE 46
+#define SOFTNDK_ADDRESS_STRING_SIZE              46
 #define SOFTNDK_ADAPTER_PROFILE_SOURCE_SIZE      256
 #define SOFTNDK_ADAPTER_PROFILE_DESCRIPTION_SIZE 128
 #define SOFTNDK_ADAPTER_MAX_COSTS                48

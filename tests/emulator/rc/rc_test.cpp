@@ -86,18 +86,15 @@ TEST_CASE("RDMA WRITE and READ move data with CQEs only on the requester", "[rc]
     CHECK(std::memcmp(local.data() + 3000, data.data() + 1000, 4000) == 0);
 }
 
-// ORD and IRD on the wire: with ORD 1 a second READ leaves only when the first one's
-// responses are in, so the responder never holds more than its IRD. Model time shows it.
-TEST_CASE("ORD: a second READ waits on the wire for the first one's responses",
-          "[rc][read][ord][time]") {
-    ConnectedPair p(test_profile(), test_profile(), 64, /*ird=*/1, /*ord=*/1);
+// Two 4 KiB READs from `p`'s a to b, rung with one doorbell so that the device sees
+// them together; their completions.
+std::pair<std::optional<hw::Cqe>, std::optional<hw::Cqe>> two_reads(ConnectedPair &p) {
     Buffer remote(8192, 0x5a), local(8192);
     auto mr_a = p.a->register_mr(p.pd_a, local.data(), local.size());
     auto mr_b = p.b->register_mr(p.pd_b, remote.data(), remote.size());
     SendOptions r;
     r.remote_address = remote.addr();
     r.remote_token = mr_b.token;
-    // One doorbell for both, so the device sees them together.
     p.a->post_send(*p.qp_a, hw::WqeOpcode::kRdmaRead, {{local.addr(), 4096, mr_a.token}}, r,
                    /*ring=*/false);
     p.a->post_send(*p.qp_a, hw::WqeOpcode::kRdmaRead, {{local.addr() + 4096, 4096, mr_a.token}}, r);
@@ -105,6 +102,15 @@ TEST_CASE("ORD: a second READ waits on the wire for the first one's responses",
     auto second = Driver::wait(*p.scq_a);
     REQUIRE(first);
     REQUIRE(second);
+    return {first, second};
+}
+
+// ORD and IRD on the wire: with ORD 1 a second READ leaves only when the first one's
+// responses are in, so the responder never holds more than its IRD. Model time shows it.
+TEST_CASE("ORD: a second READ waits on the wire for the first one's responses",
+          "[rc][read][ord][time]") {
+    ConnectedPair p(test_profile(), test_profile(), 64, /*ird=*/1, /*ord=*/1);
+    const auto [first, second] = two_reads(p);
     CHECK(first->syndrome == hw::Syndrome::kSuccess);
     CHECK(second->syndrome == hw::Syndrome::kSuccess);
     CHECK(p.dev_b->counters().get(Counter::ird_exceeded) == 0);
@@ -112,7 +118,8 @@ TEST_CASE("ORD: a second READ waits on the wire for the first one's responses",
     // completes at least one request-response trip (two pipelines, two link crossings
     // and the responder's DMA read) later.
     const auto &c = test_profile().cost;
-    const uint64_t trip = c.tx_pipeline_ns + c.rx_pipeline_ns + c.dma_read_ns + 2 * c.propagation_ns;
+    const uint64_t trip =
+        c.tx_pipeline_ns + c.rx_pipeline_ns + c.dma_read_ns + 2 * c.propagation_ns;
     CHECK(second->completion_time_ns >= first->completion_time_ns + trip);
 }
 
@@ -126,19 +133,7 @@ TEST_CASE("IRD: a READ beyond the responder's resources is NAKed and fails the Q
         std::lock_guard lock(qp->mutex);
         qp->path.ord = 4;
     }
-    Buffer remote(8192, 0x5a), local(8192);
-    auto mr_a = p.a->register_mr(p.pd_a, local.data(), local.size());
-    auto mr_b = p.b->register_mr(p.pd_b, remote.data(), remote.size());
-    SendOptions r;
-    r.remote_address = remote.addr();
-    r.remote_token = mr_b.token;
-    p.a->post_send(*p.qp_a, hw::WqeOpcode::kRdmaRead, {{local.addr(), 4096, mr_a.token}}, r,
-                   /*ring=*/false);
-    p.a->post_send(*p.qp_a, hw::WqeOpcode::kRdmaRead, {{local.addr() + 4096, 4096, mr_a.token}}, r);
-    auto first = Driver::wait(*p.scq_a);
-    auto second = Driver::wait(*p.scq_a);
-    REQUIRE(first);
-    REQUIRE(second);
+    const auto [first, second] = two_reads(p);
     CHECK(first->syndrome == hw::Syndrome::kSuccess);
     CHECK(second->syndrome == hw::Syndrome::kRemoteInvalidRequest);
     CHECK(p.dev_b->counters().get(Counter::ird_exceeded) == 1);
@@ -712,8 +707,7 @@ TEST_CASE("a fast-register MR's token works again after it is registered again",
         p.b->post_recv(*p.qp_b, {{rx.addr(), 64, mr_rx.token}});
         SendOptions inv;
         inv.invalidate_token = fr;
-        p.a->post_send(*p.qp_a, hw::WqeOpcode::kSendInvalidate, {{src.addr(), 4, mr_a.token}},
-                       inv);
+        p.a->post_send(*p.qp_a, hw::WqeOpcode::kSendInvalidate, {{src.addr(), 4, mr_a.token}}, inv);
         REQUIRE(Driver::poll(*p.scq_a, c));
         REQUIRE(c.syndrome == hw::Syndrome::kSuccess);
         REQUIRE(Driver::poll(*p.rcq_b, c));

@@ -118,7 +118,7 @@ TEST_CASE("A cache miss stalls the unit for a DMA read of the entry", "[model]")
     CHECK(access.mtt_pages == 2);
     const uint64_t stalled = m.send_unit(2, 20000, 50, access);
     CHECK(stalled == 20000 + 50 + 500 + 8 + 500 + 3 + 500 + 3 + 1);  // ps summed, then floored
-    CHECK(m.send_unit(2, 30000, 50, access) == 30050);  // all hits now
+    CHECK(m.send_unit(2, 30000, 50, access) == 30050);               // all hits now
     const auto stats = m.stats();
     CHECK(stats.qpc_misses == 1);
     CHECK(stats.mpt_misses == 1);
