@@ -81,15 +81,21 @@ bool parse_ini(std::string_view text, std::string origin, IniDocument &out, std:
     return true;
 }
 
-bool read_ini_file(const std::string &path, IniDocument &out, std::string &error) {
+bool read_text_file(const std::string &path, std::string &text, std::string &error) {
     std::ifstream in(path, std::ios::binary);
     if (!in) {
         error = path + ": cannot open: " + std::strerror(errno);
         return false;
     }
-    std::ostringstream text;
-    text << in.rdbuf();
-    return parse_ini(text.str(), path, out, error);
+    std::ostringstream all;
+    all << in.rdbuf();
+    text = all.str();
+    return true;
+}
+
+bool read_ini_file(const std::string &path, IniDocument &out, std::string &error) {
+    std::string text;
+    return read_text_file(path, text, error) && parse_ini(text, path, out, error);
 }
 
 std::string ini_error(const IniDocument &doc, int line, std::string_view section,

@@ -38,6 +38,8 @@ struct IniDocument {
 // Parses `text`; `origin` names it in errors. False with `error` set on a syntax
 // error (a line inih rejects, or one too long).
 bool parse_ini(std::string_view text, std::string origin, IniDocument &out, std::string &error);
+// The whole file at `path`; false with "PATH: cannot open: why" in `error`.
+bool read_text_file(const std::string &path, std::string &text, std::string &error);
 // Reads and parses the file at `path` (its name as given is the origin).
 bool read_ini_file(const std::string &path, IniDocument &out, std::string &error);
 

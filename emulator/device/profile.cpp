@@ -1,11 +1,8 @@
 #include "device/profile.hpp"
 
 #include <algorithm>
-#include <cerrno>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <limits>
 #include <map>
 #include <set>
@@ -262,13 +259,8 @@ bool parse_profile(std::string_view text, const std::string &origin, Profile &ou
 }
 
 bool load_profile_file(const std::string &path, Profile &out, std::string &error) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) {
-        error = path + ": cannot open: " + std::strerror(errno);
-        return false;
-    }
-    const std::string text{std::istreambuf_iterator<char>(in), {}};
-    return parse_profile(text, path, out, error);
+    std::string text;
+    return read_text_file(path, text, error) && parse_profile(text, path, out, error);
 }
 
 bool is_profile_path(std::string_view value) {
