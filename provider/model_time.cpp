@@ -34,7 +34,10 @@ void HostClock::consume(uint64_t t) {
 bool HostClock::poll(uint64_t t, bool first, uint32_t &empty_polls) {
     if (mode_ != hw::TimeMode::kFunctional) return true;
     const uint64_t now = seen_.load(std::memory_order_relaxed);
-    if (t <= now) return true;
+    if (t <= now) {
+        if (first) empty_polls = 0;  // it found one due: the run of empty polls is over
+        return true;
+    }
     if (!first) return false;  // later completions wait for a later poll
     // The n-th empty poll in a row moves the clock kPollNs << n: a consumer that polls
     // in vain goes on polling, and the steps reach a far completion in a few polls.

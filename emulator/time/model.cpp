@@ -12,7 +12,8 @@ constexpr uint64_t kMinFrameBytes = 84;  // 64 B Ethernet minimum + preamble/IFG
 
 // Timelines run in picoseconds: a minimum frame at 400 Gb/s is 1.68 ns, and rounding
 // each booking to whole nanoseconds would cap the packet rate well below the link's.
-// The steps take and return nanoseconds.
+// The steps take and return nanoseconds; points in time are booked relative to the
+// model's origin (at_ps / at_ns), durations as they are.
 constexpr uint64_t ps(uint64_t ns) {
     return ns * 1000;
 }
@@ -32,14 +33,23 @@ uint64_t wire_bytes(const CostModel &cost, uint64_t transport_bytes) {
     return std::max(transport_bytes + cost.frame_overhead_bytes, kMinFrameBytes);
 }
 
-TimingModel::TimingModel(const CostModel &cost)
+TimingModel::TimingModel(const CostModel &cost, uint64_t origin_ns)
     : cost_(cost),
+      origin_ns_(origin_ns),
       enabled_(!cost.ideal()),
       send_units_(std::max<uint32_t>(cost.processing_units, 1)),
       receive_units_(std::max<uint32_t>(cost.processing_units, 1)),
       qpc_(cost.qpc_cache_entries),
       mpt_(cost.mpt_cache_entries),
       mtt_(cost.mtt_cache_entries) {}
+
+uint64_t TimingModel::at_ps(uint64_t t) const {
+    return ps(t > origin_ns_ ? t - origin_ns_ : 0);
+}
+
+uint64_t TimingModel::at_ns(uint64_t at_ps) const {
+    return ns_of(at_ps) + origin_ns_;
+}
 
 uint64_t TimingModel::pcie_occupancy(uint64_t bytes) const {
     const uint64_t tlp = std::max<uint64_t>(cost_.pcie_tlp_bytes, 1);
@@ -49,20 +59,20 @@ uint64_t TimingModel::pcie_occupancy(uint64_t bytes) const {
 
 uint64_t TimingModel::doorbell(uint64_t posted, bool blueflame) {
     if (!enabled_) return posted;
-    const uint64_t start = mmio_.reserve(ps(posted), ps(cost_.doorbell_gap_ns));
-    return ns_of(start) + cost_.doorbell_ns + (blueflame ? cost_.blueflame_ns : 0);
+    const uint64_t start = mmio_.reserve(at_ps(posted), ps(cost_.doorbell_gap_ns));
+    return at_ns(start) + cost_.doorbell_ns + (blueflame ? cost_.blueflame_ns : 0);
 }
 
 uint64_t TimingModel::dma_read(uint64_t t, uint64_t bytes) {
     if (!enabled_) return t;
     const uint64_t busy = pcie_occupancy(bytes);
-    return ns_of(dma_read_.reserve(ps(t), busy) + busy) + cost_.dma_read_ns;
+    return at_ns(dma_read_.reserve(at_ps(t), busy) + busy) + cost_.dma_read_ns;
 }
 
 uint64_t TimingModel::dma_write(uint64_t t, uint64_t bytes) {
     if (!enabled_) return t;
     const uint64_t busy = pcie_occupancy(bytes);
-    return ns_of(dma_write_.reserve(ps(t), busy) + busy) + cost_.dma_write_ns;
+    return at_ns(dma_write_.reserve(at_ps(t), busy) + busy) + cost_.dma_write_ns;
 }
 
 uint64_t TimingModel::send_unit(uint32_t qp, uint64_t t, uint32_t ns, const Lookup &lookup) {
@@ -86,23 +96,24 @@ uint64_t TimingModel::process(std::vector<Timeline> &units, uint32_t qp, uint64_
     for (uint64_t p = 0; p < lookup.mtt_pages; ++p)
         fetch(mtt_, lookup.mtt_first + p, kMttEntryBytes);
     const uint64_t busy = ps(ns) + stall;
-    return ns_of(units[qp % units.size()].reserve(ps(t), busy) + busy);
+    return at_ns(units[qp % units.size()].reserve(at_ps(t), busy) + busy);
 }
 
 uint64_t TimingModel::transmit(uint64_t t, uint64_t transport_bytes, bool loopback) {
     if (!enabled_) return t;
     uint64_t at =
-        tx_pipeline_.reserve(ps(t), ps(cost_.pipeline_packet_ns)) + ps(cost_.tx_pipeline_ns);
-    if (loopback || cost_.link_mbps == 0) return ns_of(at);
+        tx_pipeline_.reserve(at_ps(t), ps(cost_.pipeline_packet_ns)) + ps(cost_.tx_pipeline_ns);
+    if (loopback || cost_.link_mbps == 0) return at_ns(at);
     // bits / (Mb/s) = us; * 1e6 = ps.
     const uint64_t serialise = wire_bytes(cost_, transport_bytes) * 8 * 1000000 / cost_.link_mbps;
     at = link_.reserve(at, serialise) + serialise;
-    return ns_of(at) + cost_.propagation_ns + cost_.switch_ns;
+    return at_ns(at) + cost_.propagation_ns + cost_.switch_ns;
 }
 
 uint64_t TimingModel::receive(uint64_t t) {
     if (!enabled_) return t;
-    return ns_of(rx_pipeline_.reserve(ps(t), ps(cost_.pipeline_packet_ns))) + cost_.rx_pipeline_ns;
+    return at_ns(rx_pipeline_.reserve(at_ps(t), ps(cost_.pipeline_packet_ns))) +
+           cost_.rx_pipeline_ns;
 }
 
 TimingModel::Lookup TimingModel::access(uint32_t token, uint64_t iova, uint64_t bytes) {

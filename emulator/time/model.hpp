@@ -80,7 +80,10 @@ struct CacheLookup {
 // time the request reaches it and returns the time it leaves. Thread-safe.
 class TimingModel {
   public:
-    explicit TimingModel(const CostModel &cost);
+    // `origin_ns`: the earliest model time the device will see. Timelines book in
+    // picoseconds relative to it, so paced mode (model time = CLOCK_MONOTONIC, i.e.
+    // the host's uptime) cannot overflow them; an earlier time counts as the origin.
+    explicit TimingModel(const CostModel &cost, uint64_t origin_ns = 0);
     const CostModel &cost() const { return cost_; }
     bool enabled() const { return enabled_; }
 
@@ -118,10 +121,13 @@ class TimingModel {
 
   private:
     uint64_t pcie_occupancy(uint64_t bytes) const;
+    uint64_t at_ps(uint64_t t) const;      // model time t (ns) -> timeline picoseconds
+    uint64_t at_ns(uint64_t at_ps) const;  // and back
     uint64_t process(std::vector<Timeline> &units, uint32_t qp, uint64_t t, uint32_t ns,
                      const Lookup &lookup);
 
     const CostModel cost_;
+    const uint64_t origin_ns_;
     const bool enabled_;
     Timeline mmio_;
     Timeline dma_read_;

@@ -167,3 +167,15 @@ TEST_CASE("The link paces a stream at its rate", "[model]") {
         last = m.transmit(0, 4096 + 16, false);
     CHECK(last == 100 + 33424 + 10);  // 100 packets = 33424 ns of serialisation
 }
+
+TEST_CASE("Times far from 0 book relative to the model's origin and do not overflow", "[model]") {
+    // Paced mode: model time is the host's uptime; a year of it in picoseconds is past
+    // 2^64. With the origin there, the steps cost what they cost at time 0.
+    const uint64_t year = uint64_t{365} * 24 * 3600 * 1000000000;
+    TimingModel at_zero(simple());
+    TimingModel paced(simple(), year);
+    CHECK(paced.dma_read(year + 1000, 1024) == year + at_zero.dma_read(1000, 1024));
+    CHECK(paced.transmit(year, 40, false) == year + at_zero.transmit(0, 40, false));
+    // An untrusted time before the origin counts as the origin.
+    CHECK(paced.doorbell(5, false) == year + 100);
+}
