@@ -240,11 +240,12 @@ struct Setup {
     uint32_t cq_moderation = 0;
     uint32_t inline_size = 0;
     ULONG receive_depth = 1;
-    bool paced = false;  // the adapters run in paced mode (SOFTNDK_TIME or --time)
+    bool paced = false;    // the adapters run in paced mode (SOFTNDK_TIME or --time)
+    bool embedded = true;  // the device runs on the posting threads (not SOFTNDK_MODE=daemon)
     bool model_clock() const { return options.clock == ClockSource::kModel; }
     // Send and write latency with an end on each thread: see the threaded drivers.
     bool end_per_thread() const {
-        return paced && !model_clock() && options.mode == Mode::kLatency &&
+        return paced && embedded && !model_clock() && options.mode == Mode::kLatency &&
                options.verb != Verb::kRead;
     }
     // Buffer layout of both ends: [0, max_size) is what an end sends or is
@@ -407,9 +408,9 @@ std::vector<double> send_latency(const Setup &s, Side &c, Side &srv, uint64_t si
 // never more busy-polling threads than the machine's cores (docs/conventions.md);
 // the server's end is the one on the extra thread. Read latency keeps one thread
 // (the server's end posts nothing), and so do functional mode (where the device
-// runs ahead of the host and a second thread would only add cross-core hand-offs)
-// and --clock model (whose figures come from the device's dates, not from when a
-// thread saw them).
+// runs ahead of the host and a second thread would only add cross-core hand-offs),
+// --clock model (whose figures come from the device's dates, not from when a
+// thread saw them) and daemon mode (whose device thread needs a core of its own).
 // ---------------------------------------------------------------------------
 
 // Thrown into an end's wait when the other end failed, so that both threads stop;
@@ -958,6 +959,7 @@ int run_perf(const PerfOptions &options) {
             "--clock model: the provider does not offer SoftNDK's model-time extension on its "
             "CQs (NdkQueryExtension), so there is no model time to report");
     s.paced = client.model_time() != nullptr && client.time_mode() == SOFTNDK_TIME_MODE_PACED;
+    s.embedded = !daemon_mode();
     Side c(client, "client", s.model_clock()), srv(server, "server", s.model_clock());
     for (Side *side : {&c, &srv}) {
         side->receive_offset = s.target();
