@@ -8,15 +8,15 @@
 #   PEERS=none bench/run.sh           SoftNDK only
 #
 # Needs a default build (scripts/bootstrap.sh makes one; BUILD_DIR overrides)
-# and, for the peers, ../shared/bench with its Debian packages
-# (../shared/bench/install-deps.sh). SHARED_BENCH overrides where that is.
+# and, for the peers, the Debian packages of bench/install-deps.sh (libfabric-bin,
+# libfabric-dev); without them the peer columns stay empty and say so.
 #
 # What is measured:
 #   SoftNDK embedded  softndk perf: both ends in one process, device inline
 #   SoftNDK daemon    softndk perf through a private `softndk rnic`, and
 #                     pingpong with server and client in two processes
 #   peers             fi_pingpong (send/recv) and fi_rma_bench (RMA, msg) from
-#                     ../shared/bench/peers.sh, libfabric's shm and tcp providers
+#                     bench/peers.sh, libfabric's shm and tcp providers
 # Latency is one-way (half a round trip) in microseconds, the median (perftest's
 # t_typical) of each run, then the median over REPS runs; RDMA read latency is a
 # whole round trip, as perftest reports it. Bandwidth is in GB/s (1e9 B/s).
@@ -24,7 +24,6 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 REPS=${REPS:-3}
 BUILD_DIR=${BUILD_DIR:-build/default}
-SHARED_BENCH=${SHARED_BENCH:-../shared/bench}
 PEERS=${PEERS:-all}
 softndk=$BUILD_DIR/tools/softndk/softndk
 pingpong=$BUILD_DIR/examples/pingpong/pingpong
@@ -109,9 +108,11 @@ kill "$daemon_pid" 2>/dev/null; wait "$daemon_pid" 2>/dev/null; daemon_pid=""
 
 # -------------------------------------------------------------------- peers
 peer_log=$work/peers.txt
-if [ "$PEERS" != none ] && [ -x "$SHARED_BENCH/peers.sh" ]; then
-  SIZES="$LAT_SIZES 65536 1048576" REPS=$REPS "$SHARED_BENCH/peers.sh" fi_pingpong >"$peer_log" 2>&1
-  SIZES="$LAT_SIZES 65536 1048576" REPS=$REPS "$SHARED_BENCH/peers.sh" fi_rma >>"$peer_log" 2>&1
+if [ "$PEERS" != none ]; then
+  command -v fi_pingpong >/dev/null ||
+    echo "(fi_pingpong not installed: bench/install-deps.sh; no fi_pingpong peers)" >"$peer_log"
+  SIZES="$LAT_SIZES 65536 1048576" REPS=$REPS bench/peers.sh fi_pingpong >>"$peer_log" 2>&1
+  SIZES="$LAT_SIZES 65536 1048576" REPS=$REPS bench/peers.sh fi_rma >>"$peer_log" 2>&1
 else
   : >"$peer_log"
 fi
@@ -122,6 +123,7 @@ peer() {
   case $test in
     pingpong) awk -v p="$prov/rdm" -v s="$size" '$1 == p && $2 == s { print $4; exit }' "$peer_log" ;;
     write_lat) awk -v p="$prov" -v s="$size" '$1 == p && $2 == "write_lat" && $3 == s { print $9; exit }' "$peer_log" ;;
+    write_bw_mops) awk -v p="$prov" -v s="$size" '$1 == p && $2 == "write_bw" && $3 == s { print $7; exit }' "$peer_log" ;;
     *) awk -v p="$prov" -v t="$test" -v s="$size" '$1 == p && $2 == t && $3 == s { print $5; exit }' "$peer_log" ;;
   esac
 }
@@ -182,8 +184,45 @@ target "daemon 1 MiB write GB/s >= fi_rma shm write_bw" "${R[daemon,bw,write,104
 # ------------------------------------------------------------- model time
 REPS=$REPS BUILD_DIR=$BUILD_DIR bench/model.sh
 
+# model.sh's workloads once more, for their figures rather than their wall time:
+# functional mode with the timing model on (roce-default) and off (ideal), beside
+# the peers measured above in this same run.
+model_figure() {  # PROFILE FIELD ARGS... -> median over REPS of FIELD in perf --json
+  local profile=$1 field=$2 values=() r
+  shift 2
+  for r in $(seq 1 "$REPS"); do
+    values+=("$("$softndk" perf --profile "$profile" "$@" --json 2>/dev/null |
+      awk -v f="\"$field\": *[0-9.]+" 'match($0, f) {
+        s = substr($0, RSTART, RLENGTH); sub(/.*: */, "", s); print s }')")
+  done
+  median "${values[@]}"
+}
+gbps() { awk -v m="$1" 'BEGIN { if (m + 0 > 0) printf "%.3f", m * 1048576 / 1e9; else print "n/a" }'; }
+echo
+echo "## The model beside the peers (functional mode, wall clock; ratio = model on / peer)"
+printf "%-40s %-10s %-10s %-10s %-10s %-10s %-10s\n" figure "model on" "model off" shm tcp "on/shm" "on/tcp"
+model_row() {  # NAME ON OFF SHM TCP
+  printf "%-40s %-10s %-10s %-10s %-10s %-10s %-10s\n" "$1" "$2" "$3" "${4:--}" "${5:--}" \
+    "$(ratio "$2" "$4")" "$(ratio "$2" "$5")"
+}
+lat_w="-t write --lat -s 8 -n 20000"; lat_s="-t send --lat -s 64 -n 20000"
+rate_w="-t write --bw -s 8 -n 100000"; bw_w="-t write --bw -s 65536 -n 20000"
+# shellcheck disable=SC2086
+model_row "write 8 B one-way us (lower is better)" "$(model_figure roce-default t_typical $lat_w)" \
+  "$(model_figure ideal t_typical $lat_w)" "$(peer shm write_lat 8)" "$(peer tcp write_lat 8)"
+# shellcheck disable=SC2086
+model_row "send 64 B one-way us (lower is better)" "$(model_figure roce-default t_typical $lat_s)" \
+  "$(model_figure ideal t_typical $lat_s)" "$(peer shm pingpong 64)" "$(peer tcp pingpong 64)"
+# shellcheck disable=SC2086
+model_row "write 8 B Mmsg/s, 1 QP (higher is better)" "$(model_figure roce-default MsgRate $rate_w)" \
+  "$(model_figure ideal MsgRate $rate_w)" "$(peer shm write_bw_mops 8)" "$(peer tcp write_bw_mops 8)"
+# shellcheck disable=SC2086
+model_row "write 64 KiB GB/s (higher is better)" "$(gbps "$(model_figure roce-default BW_average $bw_w)")" \
+  "$(gbps "$(model_figure ideal BW_average $bw_w)")" "$(peer shm write_bw 65536)" "$(peer tcp write_bw 65536)"
+echo "(softndk perf, both ends in one process; peers: fi_rma_bench write_lat/write_bw, fi_pingpong for send)"
+
 if [ -s "$peer_log" ]; then
   echo
-  echo "## Peers, as ../shared/bench/peers.sh printed them"
+  echo "## Peers, as bench/peers.sh printed them"
   cat "$peer_log"
 fi
