@@ -20,11 +20,17 @@ uint64_t Timeline::reserve(uint64_t arrival, uint64_t occupancy) {
         return arrival;
     }
     // First interval that ends after the arrival: the gaps before it are in the past.
+    // A branchless binary search (the halving compiles to conditional moves): where a
+    // late request lands is unpredictable, and mispredicted branches cost more than
+    // the search's few loads.
     const Interval *kept = &at(0);
-    size_t i = static_cast<size_t>(
-        std::partition_point(kept, kept + count_,
-                             [arrival](const Interval &b) { return b.end <= arrival; }) -
-        kept);
+    const Interval *base = kept;
+    for (size_t n = count_; n > 1;) {
+        const size_t half = n / 2;
+        base = base[half - 1].end <= arrival ? base + half : base;
+        n -= half;
+    }
+    size_t i = static_cast<size_t>(base - kept) + (base->end <= arrival ? 1 : 0);
     uint64_t start = arrival;
     for (; i < count_; ++i) {
         const Interval &b = at(i);
