@@ -6,6 +6,8 @@
 #   bench/run.sh                      everything (~5 minutes on 2 cores)
 #   REPS=5 bench/run.sh               more repetitions (median of REPS)
 #   PEERS=none bench/run.sh           SoftNDK only
+#   PARTS=model bench/run.sh          the peers and the timing model only (bench/model.sh
+#                                     and the model's figures beside the peers, ~5 minutes)
 #
 # Needs a default build (scripts/bootstrap.sh makes one; BUILD_DIR overrides)
 # and, for the peers, the Debian packages of bench/install-deps.sh (libfabric-bin,
@@ -25,6 +27,7 @@ cd "$(dirname "$0")/.."
 REPS=${REPS:-3}
 BUILD_DIR=${BUILD_DIR:-build/default}
 PEERS=${PEERS:-all}
+PARTS=${PARTS:-all}
 softndk=$BUILD_DIR/tools/softndk/softndk
 pingpong=$BUILD_DIR/examples/pingpong/pingpong
 LAT_SIZES="8 64 512 4096"
@@ -91,20 +94,22 @@ echo "# $("$softndk" --version | tr '\n' ' ')"
 declare -A R  # R[mode,kind,verb,size] = figure
 
 # ------------------------------------------------------------------ SoftNDK
-"$softndk" rnic --socket "$work/rnic.sock" --log-level warn >"$work/daemon.out" 2>&1 &
-daemon_pid=$!
-for _ in $(seq 1 200); do grep -q 'listening on' "$work/daemon.out" && break; sleep 0.02; done
-daemon_env="SOFTNDK_MODE=daemon SOFTNDK_SOCKET=$work/rnic.sock"
+if [ "$PARTS" = all ]; then
+  "$softndk" rnic --socket "$work/rnic.sock" --log-level warn >"$work/daemon.out" 2>&1 &
+  daemon_pid=$!
+  for _ in $(seq 1 200); do grep -q 'listening on' "$work/daemon.out" && break; sleep 0.02; done
+  daemon_env="SOFTNDK_MODE=daemon SOFTNDK_SOCKET=$work/rnic.sock"
 
-for mode in embedded daemon; do
-  if [ $mode = embedded ]; then env_mode="SOFTNDK_MODE=embedded"; else env_mode=$daemon_env; fi
-  for verb in send write read; do
-    for s in $LAT_SIZES; do R[$mode,lat,$verb,$s]=$(ours "$env_mode" lat $verb "$s"); done
-    for s in $BW_SIZES; do R[$mode,bw,$verb,$s]=$(ours "$env_mode" bw $verb "$s"); done
+  for mode in embedded daemon; do
+    if [ $mode = embedded ]; then env_mode="SOFTNDK_MODE=embedded"; else env_mode=$daemon_env; fi
+    for verb in send write read; do
+      for s in $LAT_SIZES; do R[$mode,lat,$verb,$s]=$(ours "$env_mode" lat $verb "$s"); done
+      for s in $BW_SIZES; do R[$mode,bw,$verb,$s]=$(ours "$env_mode" bw $verb "$s"); done
+    done
   done
-done
-for s in 8 4096; do R[daemon2p,lat,send,$s]=$(pingpong_median "$s"); done
-kill "$daemon_pid" 2>/dev/null; wait "$daemon_pid" 2>/dev/null; daemon_pid=""
+  for s in 8 4096; do R[daemon2p,lat,send,$s]=$(pingpong_median "$s"); done
+  kill "$daemon_pid" 2>/dev/null; wait "$daemon_pid" 2>/dev/null; daemon_pid=""
+fi
 
 # -------------------------------------------------------------------- peers
 peer_log=$work/peers.txt
@@ -132,54 +137,56 @@ ratio() {  # a b -> a/b
 }
 
 # ------------------------------------------------------------------- tables
-echo
-echo "## Latency, one-way us (read: round trip); ratio = SoftNDK / peer, lower is better"
-printf "%-6s %-7s %-10s %-10s %-10s %-10s %-10s %-12s %-12s\n" \
-  test size embedded daemon daemon2p "shm" "tcp" "emb/shm" "daemon/tcp"
-for verb in send write read; do
-  for s in $LAT_SIZES; do
-    case $verb in
-      send) shm=$(peer shm pingpong "$s"); tcp=$(peer tcp pingpong "$s") ;;
-      write) shm=$(peer shm write_lat "$s"); tcp=$(peer tcp write_lat "$s") ;;
-      *) shm=""; tcp="" ;;
-    esac
-    two=${R[daemon2p,lat,$verb,$s]:--}
-    printf "%-6s %-7s %-10s %-10s %-10s %-10s %-10s %-12s %-12s\n" "$verb" "$s" \
-      "${R[embedded,lat,$verb,$s]}" "${R[daemon,lat,$verb,$s]}" "$two" "${shm:--}" "${tcp:--}" \
-      "$(ratio "${R[embedded,lat,$verb,$s]}" "$shm")" "$(ratio "${R[daemon,lat,$verb,$s]}" "$tcp")"
+if [ "$PARTS" = all ]; then
+  echo
+  echo "## Latency, one-way us (read: round trip); ratio = SoftNDK / peer, lower is better"
+  printf "%-6s %-7s %-10s %-10s %-10s %-10s %-10s %-12s %-12s\n" \
+    test size embedded daemon daemon2p "shm" "tcp" "emb/shm" "daemon/tcp"
+  for verb in send write read; do
+    for s in $LAT_SIZES; do
+      case $verb in
+        send) shm=$(peer shm pingpong "$s"); tcp=$(peer tcp pingpong "$s") ;;
+        write) shm=$(peer shm write_lat "$s"); tcp=$(peer tcp write_lat "$s") ;;
+        *) shm=""; tcp="" ;;
+      esac
+      two=${R[daemon2p,lat,$verb,$s]:--}
+      printf "%-6s %-7s %-10s %-10s %-10s %-10s %-10s %-12s %-12s\n" "$verb" "$s" \
+        "${R[embedded,lat,$verb,$s]}" "${R[daemon,lat,$verb,$s]}" "$two" "${shm:--}" "${tcp:--}" \
+        "$(ratio "${R[embedded,lat,$verb,$s]}" "$shm")" "$(ratio "${R[daemon,lat,$verb,$s]}" "$tcp")"
+    done
   done
-done
-echo "(daemon = both ends in one process through softndk rnic; daemon2p = pingpong, two processes;"
-echo " shm/tcp = fi_pingpong one-way for send, fi_rma_bench write_lat for write)"
+  echo "(daemon = both ends in one process through softndk rnic; daemon2p = pingpong, two processes;"
+  echo " shm/tcp = fi_pingpong one-way for send, fi_rma_bench write_lat for write)"
 
-echo
-echo "## Bandwidth, GB/s; ratio = SoftNDK / peer, higher is better"
-printf "%-6s %-8s %-10s %-10s %-10s %-10s %-12s %-12s\n" test size embedded daemon shm tcp "emb/shm" "daemon/shm"
-for verb in send write read; do
-  case $verb in send) t=msg_bw ;; write) t=write_bw ;; read) t=read_bw ;; esac
-  for s in $BW_SIZES; do
-    shm=$(peer shm $t "$s"); tcp=$(peer tcp $t "$s")
-    printf "%-6s %-8s %-10s %-10s %-10s %-10s %-12s %-12s\n" "$verb" "$s" \
-      "${R[embedded,bw,$verb,$s]}" "${R[daemon,bw,$verb,$s]}" "${shm:--}" "${tcp:--}" \
-      "$(ratio "${R[embedded,bw,$verb,$s]}" "$shm")" "$(ratio "${R[daemon,bw,$verb,$s]}" "$shm")"
+  echo
+  echo "## Bandwidth, GB/s; ratio = SoftNDK / peer, higher is better"
+  printf "%-6s %-8s %-10s %-10s %-10s %-10s %-12s %-12s\n" test size embedded daemon shm tcp "emb/shm" "daemon/shm"
+  for verb in send write read; do
+    case $verb in send) t=msg_bw ;; write) t=write_bw ;; read) t=read_bw ;; esac
+    for s in $BW_SIZES; do
+      shm=$(peer shm $t "$s"); tcp=$(peer tcp $t "$s")
+      printf "%-6s %-8s %-10s %-10s %-10s %-10s %-12s %-12s\n" "$verb" "$s" \
+        "${R[embedded,bw,$verb,$s]}" "${R[daemon,bw,$verb,$s]}" "${shm:--}" "${tcp:--}" \
+        "$(ratio "${R[embedded,bw,$verb,$s]}" "$shm")" "$(ratio "${R[daemon,bw,$verb,$s]}" "$shm")"
+    done
   done
-done
 
-echo
-echo "## Targets (issue: the data path)"
-target() {  # name ours peer lower|higher
-  local verdict
-  verdict=$(awk -v a="$2" -v b="$3" -v dir="$4" 'BEGIN {
-    if (a + 0 <= 0 || b + 0 <= 0) { print "n/a"; exit }
-    ok = (dir == "lower") ? (a <= b) : (a >= b); print ok ? "MET" : "MISS" }')
-  printf "%-58s %-10s %-10s %-8s %s\n" "$1" "$2" "$3" "$(ratio "$2" "$3")" "$verdict"
-}
-printf "%-58s %-10s %-10s %-8s %s\n" target SoftNDK peer ratio verdict
-target "embedded send 8 B one-way us <= fi_pingpong shm" "${R[embedded,lat,send,8]}" "$(peer shm pingpong 8)" lower
-target "daemon send 8 B one-way us (two processes) <= fi_pingpong tcp" "${R[daemon2p,lat,send,8]}" "$(peer tcp pingpong 8)" lower
-target "daemon send 8 B one-way us (one process) <= fi_pingpong tcp" "${R[daemon,lat,send,8]}" "$(peer tcp pingpong 8)" lower
-target "embedded 1 MiB write GB/s >= fi_rma shm write_bw" "${R[embedded,bw,write,1048576]}" "$(peer shm write_bw 1048576)" higher
-target "daemon 1 MiB write GB/s >= fi_rma shm write_bw" "${R[daemon,bw,write,1048576]}" "$(peer shm write_bw 1048576)" higher
+  echo
+  echo "## Targets (issue: the data path)"
+  target() {  # name ours peer lower|higher
+    local verdict
+    verdict=$(awk -v a="$2" -v b="$3" -v dir="$4" 'BEGIN {
+      if (a + 0 <= 0 || b + 0 <= 0) { print "n/a"; exit }
+      ok = (dir == "lower") ? (a <= b) : (a >= b); print ok ? "MET" : "MISS" }')
+    printf "%-58s %-10s %-10s %-8s %s\n" "$1" "$2" "$3" "$(ratio "$2" "$3")" "$verdict"
+  }
+  printf "%-58s %-10s %-10s %-8s %s\n" target SoftNDK peer ratio verdict
+  target "embedded send 8 B one-way us <= fi_pingpong shm" "${R[embedded,lat,send,8]}" "$(peer shm pingpong 8)" lower
+  target "daemon send 8 B one-way us (two processes) <= fi_pingpong tcp" "${R[daemon2p,lat,send,8]}" "$(peer tcp pingpong 8)" lower
+  target "daemon send 8 B one-way us (one process) <= fi_pingpong tcp" "${R[daemon,lat,send,8]}" "$(peer tcp pingpong 8)" lower
+  target "embedded 1 MiB write GB/s >= fi_rma shm write_bw" "${R[embedded,bw,write,1048576]}" "$(peer shm write_bw 1048576)" higher
+  target "daemon 1 MiB write GB/s >= fi_rma shm write_bw" "${R[daemon,bw,write,1048576]}" "$(peer shm write_bw 1048576)" higher
+fi
 
 # ------------------------------------------------------------- model time
 REPS=$REPS BUILD_DIR=$BUILD_DIR bench/model.sh
