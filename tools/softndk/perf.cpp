@@ -233,6 +233,16 @@ class Side {
 // ---------------------------------------------------------------------------
 // The test setup
 // ---------------------------------------------------------------------------
+// ThreadSanitizer cannot see what orders the device's placement of a payload before
+// the poll that sees its last byte (nothing in the program does: perftest relies on
+// the adapter placing data in order), so it would report every poll. A TSan build
+// keeps one thread.
+#if defined(__SANITIZE_THREAD__)
+constexpr bool kEndPerThreadBuild = false;
+#else
+constexpr bool kEndPerThreadBuild = true;
+#endif
+
 struct Setup {
     PerfOptions options;
     uint64_t max_size = 0;
@@ -245,8 +255,8 @@ struct Setup {
     bool model_clock() const { return options.clock == ClockSource::kModel; }
     // Send and write latency with an end on each thread: see the threaded drivers.
     bool end_per_thread() const {
-        return paced && embedded && !model_clock() && options.mode == Mode::kLatency &&
-               options.verb != Verb::kRead;
+        return kEndPerThreadBuild && paced && embedded && !model_clock() &&
+               options.mode == Mode::kLatency && options.verb != Verb::kRead;
     }
     // Buffer layout of both ends: [0, max_size) is what an end sends or is
     // read from; [max_size, 2 max_size) is where the peer's data lands.
