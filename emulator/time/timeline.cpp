@@ -69,7 +69,8 @@ void Timeline::insert(size_t index, Interval interval) {
         std::memmove(busy_.data(), &at(0), count_ * sizeof(Interval));
         first_ = 0;
     }
-    std::memmove(&at(index + 1), &at(index), (count_ - index) * sizeof(Interval));
+    if (index < count_)  // else appended: the common case, no call
+        std::memmove(&at(index + 1), &at(index), (count_ - index) * sizeof(Interval));
     at(index) = interval;
     ++count_;
 }
