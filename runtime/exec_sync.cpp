@@ -13,6 +13,7 @@
 
 #include <spdlog/fmt/fmt.h>
 
+#include "softndk/sim.hpp"
 #include "wdk_internal.hpp"
 
 namespace softndk::wdk {
@@ -140,7 +141,7 @@ constexpr ULONG kResourceMagic = 0x53524552;  // "RERS"
 struct ResourceState {
     ULONG magic = kResourceMagic;
     std::mutex lock;
-    std::condition_variable changed;
+    sim::ConditionVariable changed{"ERESOURCE"};
     PKTHREAD exclusive_owner = nullptr;
     ULONG exclusive_count = 0;
     std::unordered_map<PKTHREAD, ULONG> shared_owners;  // thread -> holds
@@ -290,7 +291,7 @@ constexpr ULONG_PTR kPushShareUnit = 4;
 // `lock`, so no wake-up is lost.
 struct PushLockParking {
     std::mutex lock;
-    std::condition_variable released;
+    sim::ConditionVariable released{"push lock"};
 };
 
 PushLockParking &parking() {
@@ -339,7 +340,9 @@ std::atomic_ref<LONG> spin_word(PEX_SPIN_LOCK lock) {
 }
 
 void pause_or_yield(unsigned attempt) {
-    if (attempt < kSpinsBeforeYield) {
+    if (sim::attached()) {
+        sim::spin_pause("shared spin lock");
+    } else if (attempt < kSpinsBeforeYield) {
         cpu_relax();
     } else {
         sched_yield();

@@ -14,9 +14,10 @@ namespace softndk::emu {
 namespace {
 AdapterConfig with_profile(AdapterConfig config) {
     if (config.profile.name.empty()) config.profile = *find_profile("roce-default");
-    if (config.time_mode == hw::TimeMode::kSimulated)
+    if (config.time_mode == hw::TimeMode::kSimulated && !sim::enabled())
         throw std::runtime_error("adapter " + config.alias +
-                                 ": simulated time is not built yet (use functional or paced)");
+                                 ": simulated time runs the consumer and the device in one "
+                                 "process under SOFTNDK_TIME=simulated (the embedded device)");
     // What the provider must know of the model: how its clock relates to the device's,
     // and how large a WQE it may push with the doorbell.
     config.profile.limits.time_mode = static_cast<uint32_t>(config.time_mode);
@@ -30,7 +31,7 @@ Device::Device(AdapterConfig config, std::shared_ptr<Fabric> fabric,
     : config_(with_profile(std::move(config))),
       fabric_(std::move(fabric)),
       allocator_(allocator ? std::move(allocator) : std::make_unique<HeapMemoryAllocator>()),
-      clock_(config_.time_mode == hw::TimeMode::kPaced),
+      clock_(config_.time_mode != hw::TimeMode::kFunctional),
       timing_(config_.profile.cost, config_.time_mode == hw::TimeMode::kPaced ? monotonic_ns() : 0),
       mpt_(MptLimits{1u << 16, config_.profile.limits.max_fast_register_pages}),
       cqs_(kMaxQueues),
@@ -40,7 +41,7 @@ Device::Device(AdapterConfig config, std::shared_ptr<Fabric> fabric,
     vport_ = fabric_->attach(this, config_.addresses);
     if (vport_ == 0)
         throw std::runtime_error("adapter " + config_.alias + ": address already in use");
-    progress_ = std::thread([this] { progress_loop(); });
+    progress_ = sim::Thread(config_.alias + " timers", [this] { progress_loop(); });
     logger(Component::kDevice)
         .info("{}: if_index {} up, profile {}, vport {}", config_.alias, config_.if_index,
               config_.profile.name, vport_);
@@ -190,9 +191,11 @@ void Device::schedule(SteadyTime when, std::function<void()> fn) {
 }
 
 SteadyTime Device::wall_deadline(uint64_t now_ns, uint64_t deadline_ns) const {
-    if (time_mode() == hw::TimeMode::kPaced)
-        return SteadyTime(std::chrono::nanoseconds(deadline_ns));  // steady_clock: CLOCK_MONOTONIC
-    return std::chrono::steady_clock::now() +
+    // Paced: model time is CLOCK_MONOTONIC, steady_clock's. Simulated: it is simulated
+    // time, which sim::steady_now() reads.
+    if (time_mode() != hw::TimeMode::kFunctional)
+        return SteadyTime(std::chrono::nanoseconds(deadline_ns));
+    return sim::steady_now() +
            std::chrono::nanoseconds(deadline_ns > now_ns ? deadline_ns - now_ns : 0);
 }
 
@@ -208,7 +211,7 @@ void Device::progress_loop() {
             continue;
         }
         auto it = timers_.begin();
-        if (it->first > std::chrono::steady_clock::now()) {
+        if (it->first > sim::steady_now()) {
             timer_cv_.wait_until(lock, it->first);
             continue;
         }

@@ -99,6 +99,7 @@
 #include "memory/mpt.hpp"
 #include "rc/qp.hpp"
 #include "softndk/hw_interface.hpp"
+#include "softndk/sim.hpp"
 
 namespace softndk::emu {
 
@@ -115,7 +116,8 @@ struct AdapterConfig {
     std::vector<wire::IpAddr> addresses;  // IPv4 as IPv4-mapped IPv6
     Profile profile;                      // find_profile("roce-default") if empty name
     // How model time relates to the wall clock (hw::TimeMode, docs/timing.md).
-    // kSimulated is not built: the constructor throws.
+    // kSimulated: model time is the simulated time of softndk/sim.hpp; the constructor
+    // throws unless this process runs in simulated time (SOFTNDK_TIME=simulated).
     hw::TimeMode time_mode = hw::TimeMode::kFunctional;
 };
 
@@ -255,10 +257,10 @@ class Device final : public Port {
 
     // Progress thread: timers only (embedded mode does doorbells inline).
     std::mutex timer_mutex_;
-    std::condition_variable timer_cv_;
+    sim::ConditionVariable timer_cv_{"device timers"};
     std::multimap<SteadyTime, std::function<void()>> timers_;
     bool stopping_ = false;
-    std::thread progress_;
+    sim::Thread progress_;
 };
 
 }  // namespace softndk::emu
