@@ -56,6 +56,8 @@ size_t response_bytes_of(hw::CommandOpcode op) {
         case O::kDisconnect:
         case O::kCloseConnection:
         case O::kCloseSharedEndpoint:
+        case O::kInjectFault:
+        case O::kRemoveFault:
             return sizeof(hw::ObjectResponse);
     }
     if (op == kDaemonStatus) return sizeof(DaemonStatusResponse);

@@ -39,7 +39,23 @@ namespace softndk::emu {
     X(cq_overflows)         /* CQ overruns                                       */  \
     X(eq_overflows)         /* EQEs lost because the EQ was full                 */  \
     X(malformed_wqes)       /* WQEs that failed validation                       */  \
-    X(flushed_wqes)         /* WQEs completed with WR_FLUSH_ERR                  */
+    X(flushed_wqes)         /* WQEs completed with WR_FLUSH_ERR                  */  \
+    X(icrc_errors)          /* packets dropped because their ICRC failed         */  \
+    X(faults_injected)      /* every injected fault (faults.hpp record())        */  \
+    X(fault_drops)          /* packets dropped by a fault                        */  \
+    X(fault_delays)         /* packets delayed by a fault                        */  \
+    X(fault_duplicates)     /* packets duplicated by a fault                     */  \
+    X(fault_reorders)       /* packets held behind the next one by a fault       */  \
+    X(fault_corruptions)    /* packets corrupted by a fault (ICRC then fails)    */  \
+    X(fault_failed_ops)     /* work requests failed by a fault                   */  \
+    X(fault_failed_cmds)    /* commands failed by a fault                        */  \
+    X(fault_rnr_naks)       /* SENDs answered RNR by an RNR storm                */  \
+    X(fault_expired_tokens) /* remote accesses refused for an expired token      */  \
+    X(fault_qp_errors)      /* QPs moved to error by a fault                     */  \
+    X(fault_killed_conns)   /* connections killed by a fault                     */  \
+    X(fault_vanished)       /* packets/CM messages lost to a vanished peer       */  \
+    X(fault_cq_overruns)    /* CQs overrun by a fault                            */  \
+    X(fault_eq_events)      /* spurious EQEs posted by an EQ storm               */
 // clang-format on
 
 enum class Counter : uint8_t {
