@@ -325,7 +325,7 @@ TEST_CASE("fault: an expired token fails the peer's RDMA with a remote access er
     CHECK(p.client.poll_one().Status == STATUS_REMOTE_RESOURCES);
 }
 
-TEST_CASE("fault: a vanished peer says nothing; the send times out without a disconnect",
+TEST_CASE("fault: a vanished peer says nothing and the send times out without a disconnect",
           "[provider][faults][device]") {
     Disconnects client_seen, server_seen;
     ConnectOptions o;
