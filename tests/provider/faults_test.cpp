@@ -385,3 +385,39 @@ TEST_CASE("fault: an EQ storm runs the CQ's notification callback with no comple
     f.Count = 0;  // 1..1024
     CHECK(SoftNdkInjectFault(p.client.adapter, &f, nullptr) == STATUS_INVALID_PARAMETER);
 }
+
+// Run with SOFTNDK_FAULTS=data/faults.ini and SOFTNDK_SEED=1 (CMakeLists.txt): the
+// file's faults are armed when the device starts, for every consumer.
+TEST_CASE("fault file: SOFTNDK_FAULTS fails the first QP and drops a fifth of the sends",
+          "[.faults-file]") {
+    {
+        Wsk wsk;
+        NDK_ADAPTER *adapter = nullptr;
+        REQUIRE(wsk.open(&adapter) == STATUS_SUCCESS);
+        NDK_PD *pd = nullptr;
+        NDK_CQ *cq = nullptr;
+        REQUIRE(adapter->Dispatch->NdkCreatePd(adapter, Done::create, nullptr, &pd) ==
+                STATUS_SUCCESS);
+        REQUIRE(adapter->Dispatch->NdkCreateCq(adapter, 16, Side::notify, nullptr, nullptr,
+                                               Done::create, nullptr, &cq) == STATUS_SUCCESS);
+        NDK_QP *qp = nullptr;
+        CHECK(pd->Dispatch->NdkCreateQp(pd, cq, cq, nullptr, 8, 8, 1, 1, 0, Done::create, nullptr,
+                                        &qp) == STATUS_INSUFFICIENT_RESOURCES);
+        REQUIRE(pd->Dispatch->NdkCreateQp(pd, cq, cq, nullptr, 8, 8, 1, 1, 0, Done::create, nullptr,
+                                          &qp) == STATUS_SUCCESS);
+        CHECK(close_sync(qp) == STATUS_SUCCESS);
+        CHECK(close_sync(cq) == STATUS_SUCCESS);
+        CHECK(close_sync(pd) == STATUS_SUCCESS);
+        wsk.close(adapter);
+    }
+    Pair p;
+    int retried = 0;
+    for (int i = 0; i < 10; ++i) {
+        const Exchange e = send_once(p);
+        CHECK(e.sent.result.Status == STATUS_SUCCESS);
+        CHECK(e.received.Status == STATUS_SUCCESS);
+        if (e.took >= kAckTimeoutNs) ++retried;
+    }
+    CHECK(retried > 0);   // some were lost and sent again
+    CHECK(retried < 10);  // and not all
+}
