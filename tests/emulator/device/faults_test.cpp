@@ -7,6 +7,7 @@
 
 #include "../support/driver.hpp"
 #include "device/faults.hpp"
+#include "device/ini.hpp"
 
 using namespace softndk;
 using namespace softndk::emu;
@@ -123,6 +124,18 @@ start_ns = 500
     CHECK(out[4].probability_ppm == 500000);
     CHECK(out[5].token == 0x1234);
     CHECK(out[5].start_ns == 500);
+}
+
+TEST_CASE("fault files: the example in docs/faults.md parses", "[device][faults]") {
+    std::string doc, error;
+    REQUIRE(read_text_file(SOFTNDK_DOCS_DIR "/faults.md", doc, error));
+    const size_t start = doc.find("```ini\n");
+    REQUIRE(start != std::string::npos);
+    const size_t end = doc.find("```", start + 7);
+    std::vector<hw::FaultRequest> out;
+    INFO(error);
+    CHECK(parse_fault_text(doc.substr(start + 7, end - start - 7), "faults.md", out, error));
+    CHECK(out.size() == 6);
 }
 
 TEST_CASE("fault files: errors name the file, the line, the section and the key",
