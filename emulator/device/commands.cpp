@@ -250,7 +250,8 @@ struct Commands {
             std::unique_lock lock(d.objects_mutex_);
             Device::Pd *pd = owned_pd(d, ctx, rq.pd);
             auto cq_ok = [&](uint32_t n) {
-                return n < kMaxQueues && d.cqs_[n] && d.same_consumer_locked(d.cqs_[n]->context(), ctx);
+                return n < kMaxQueues && d.cqs_[n] &&
+                       d.same_consumer_locked(d.cqs_[n]->context(), ctx);
             };
             if (pd == nullptr || !cq_ok(rq.send_cq) || !cq_ok(rq.recv_cq)) {
                 return status::kInvalidParameter;
@@ -648,8 +649,8 @@ struct Commands {
         const auto kind = static_cast<K>(rq.kind);
         const uint64_t now = d.clock_.now();
         const bool on_cq = kind == K::kCqOverrun || kind == K::kEqStorm;
-        const bool immediate = on_cq || kind == K::kQpError || kind == K::kKillConnection ||
-                               kind == K::kPeerVanish;
+        const bool immediate =
+            on_cq || kind == K::kQpError || kind == K::kKillConnection || kind == K::kPeerVanish;
         if (on_cq) {
             auto cq = owned_cq(d, ctx, rq.qp);
             if (!cq) return status::kInvalidParameter;
@@ -681,8 +682,9 @@ struct Commands {
         }
         switch (kind) {
             case K::kQpError: {
-                const int32_t cause = rq.status == 0 ? static_cast<int32_t>(hw::Syndrome::kWorkRequestFlushed)
-                                                     : rq.status;
+                const int32_t cause = rq.status == 0
+                                          ? static_cast<int32_t>(hw::Syndrome::kWorkRequestFlushed)
+                                          : rq.status;
                 if (cause < 0 || cause > 0xff) return status::kInvalidParameter;
                 {
                     std::lock_guard lock(qp->mutex);
@@ -696,7 +698,8 @@ struct Commands {
             case K::kKillConnection: {
                 const int32_t s = then_drain([&] { return d.cm_->kill_connection(rq.qp); });
                 if (s == status::kSuccess)
-                    d.faults_->record(kind, rq.qp, now, "connection killed (both ends disconnected)");
+                    d.faults_->record(kind, rq.qp, now,
+                                      "connection killed (both ends disconnected)");
                 return s;
             }
             case K::kPeerVanish: {
@@ -711,9 +714,19 @@ struct Commands {
                 d.faults_->record(kind, rq.qp, now, "the QP's peer vanished");
                 return status::kSuccess;
             }
+            case K::kExpireToken: {
+                std::shared_lock lock(d.objects_mutex_);
+                const auto owner = d.mpt_owners_.find(hw::token_index(rq.token));
+                if (owner == d.mpt_owners_.end() ||
+                    !d.same_consumer_locked(owner->second.context, ctx)) {
+                    return status::kInvalidParameter;  // not a token this consumer handed out
+                }
+                break;
+            }
             default:
-                return d.faults_->add(ctx, rq, rs.object);
+                break;
         }
+        return d.faults_->add(ctx, rq, rs.object);
     }
     static int32_t remove_fault(Device &d, uint32_t &ctx, const hw::ObjectRequest &rq,
                                 hw::ObjectResponse &rs) {
@@ -797,7 +810,7 @@ int32_t Device::execute(uint32_t context, std::span<const std::byte> request,
         return fail(status::kInvalidParameter);
     }
     if (h.opcode != hw::CommandOpcode::kAttach && h.opcode != hw::CommandOpcode::kDetach) {
-        if (auto injected = faults_->fail_command(h.opcode)) return fail(*injected);
+        if (auto injected = faults_->fail_command(h.opcode, context)) return fail(*injected);
     }
     uint32_t ctx = context;
     return spec->handler(*this, ctx, request.data(), response.data(), response.size());

@@ -143,7 +143,7 @@ void Device::transmit(Qp &qp, Packet &&packet, uint64_t ready_ns) {
     logger(Component::kRc)
         .trace("qp#{} -> qp#{} {} psn {:#x} len {}", qp.number, d.bth.dest_qp,
                wire::to_string(d.bth.opcode), d.bth.psn, d.payload.size());
-    faults_->transmit(qp.number, std::move(packet),
+    faults_->transmit(qp.number, qp.context, std::move(packet),
                       [this](Packet &&p) { fabric_->send(std::move(p)); });
 }
 

@@ -418,8 +418,7 @@ void FaultInjector::load_environment() {
 int32_t FaultInjector::add(uint32_t context, const hw::FaultRequest &rq, uint32_t &id) {
     const KindInfo *kind = kind_info(rq.kind);
     if (kind == nullptr) return status::kInvalidParameter;
-    // Peer vanish is armed by the command handler (it knows the peer's address).
-    if (!kind->armed && kind->kind != FaultKind::kPeerVanish) return status::kInvalidParameter;
+    if (!kind->armed) return status::kInvalidParameter;  // carried out by the command handler
     if (rq.probability_ppm > hw::kFaultCertain) return status::kInvalidParameter;
     if (rq.qp != hw::kNoObject && (rq.qp < 2 || rq.qp >= kMaxQueues))
         return status::kInvalidParameter;
@@ -504,6 +503,11 @@ uint64_t FaultInjector::draw() {
     return splitmix64(state_);
 }
 
+bool FaultInjector::applies_locked(const FaultSpec &spec, uint32_t context) const {
+    return spec.context == 0 || spec.context == context ||
+           (context != kNoContext && device_.same_consumer(spec.context, context));
+}
+
 bool FaultInjector::fires_locked(FaultSpec &spec) {
     if (!spec.unlimited && spec.remaining == 0) return false;
     const uint32_t p = spec.request.probability_ppm;
@@ -574,7 +578,7 @@ void FaultInjector::vanish(uint32_t context, uint32_t qp, const wire::IpAddr &pe
 }
 
 std::optional<FaultInjector::PacketAction> FaultInjector::packet_fault_locked(
-    Hook hook, uint32_t qp, const Packet &packet) {
+    Hook hook, uint32_t qp, uint32_t context, const Packet &packet) {
     const uint32_t cls = packet_class_of(packet);
     for (FaultSpec &s : specs_) {
         const auto &rq = s.request;
@@ -584,7 +588,7 @@ std::optional<FaultInjector::PacketAction> FaultInjector::packet_fault_locked(
         if (dir == hw::FaultDirection::kReceive && hook != Hook::kReceive) continue;
         if (rq.qp != hw::kNoObject && rq.qp != qp) continue;
         if (rq.packet_class != 0 && (rq.packet_class & cls) == 0) continue;
-        if (!fires_locked(s)) continue;
+        if (!applies_locked(s, context) || !fires_locked(s)) continue;
         PacketAction a{static_cast<FaultKind>(rq.kind), rq.time_ns, s.name};
         retire_spent_locked();
         return a;
@@ -599,7 +603,7 @@ std::string describe(const Packet &p, std::string_view what, std::string_view sp
 }
 }  // namespace
 
-void FaultInjector::transmit(uint32_t qp, Packet &&packet, const SendFn &send) {
+void FaultInjector::transmit(uint32_t qp, uint32_t context, Packet &&packet, const SendFn &send) {
     std::optional<PacketAction> action;
     std::shared_ptr<Packet> held;
     bool vanished = false;
@@ -609,7 +613,7 @@ void FaultInjector::transmit(uint32_t qp, Packet &&packet, const SendFn &send) {
             // the common case: nothing armed
         } else {
             vanished = vanished_locked(packet.desc.meta.dst_ip);
-            if (!vanished) action = packet_fault_locked(Hook::kTransmit, qp, packet);
+            if (!vanished) action = packet_fault_locked(Hook::kTransmit, qp, context, packet);
             if (!action || action->kind != FaultKind::kPacketReorder) held = std::move(held_tx_);
             if (action && action->kind == FaultKind::kPacketReorder) held_tx_ = copy_of(packet);
         }
@@ -681,7 +685,11 @@ void FaultInjector::receive(Packet &packet, const DeliverFn &deliver) {
             held = std::move(held_rx_);
         } else {
             vanished = vanished_locked(packet.desc.meta.src_ip);
-            if (!vanished) action = packet_fault_locked(Hook::kReceive, qp, packet);
+            if (!vanished) {
+                const auto owner = device_.find_qp(qp);
+                action = packet_fault_locked(Hook::kReceive, qp,
+                                             owner ? owner->context : kNoContext, packet);
+            }
             if (!action || action->kind != FaultKind::kPacketReorder) held = std::move(held_rx_);
             if (action && action->kind == FaultKind::kPacketReorder) {
                 held_rx_ = copy_of(packet);
@@ -734,7 +742,8 @@ void FaultInjector::receive(Packet &packet, const DeliverFn &deliver) {
     if (held) deliver(*held);
 }
 
-std::optional<hw::Syndrome> FaultInjector::fail_operation(uint32_t qp, hw::FaultOperation operation,
+std::optional<hw::Syndrome> FaultInjector::fail_operation(uint32_t qp, uint32_t context,
+                                                          hw::FaultOperation operation,
                                                           uint64_t now_ns) {
     std::string name;
     hw::Syndrome syndrome{};
@@ -752,7 +761,7 @@ std::optional<hw::Syndrome> FaultInjector::fail_operation(uint32_t qp, hw::Fault
                                                  : want != operation) {
                 continue;
             }
-            if (!fires_locked(s)) continue;
+            if (!applies_locked(s, context) || !fires_locked(s)) continue;
             syndrome = static_cast<hw::Syndrome>(rq.status);
             name = s.name;
             hit = true;
@@ -767,7 +776,7 @@ std::optional<hw::Syndrome> FaultInjector::fail_operation(uint32_t qp, hw::Fault
     return syndrome;
 }
 
-bool FaultInjector::rnr_storm(uint32_t qp, uint64_t now_ns) {
+bool FaultInjector::rnr_storm(uint32_t qp, uint32_t context, uint64_t now_ns) {
     std::string name;
     {
         std::lock_guard lock(mutex_);
@@ -778,7 +787,7 @@ bool FaultInjector::rnr_storm(uint32_t qp, uint64_t now_ns) {
             if (rq.kind != static_cast<uint32_t>(FaultKind::kRnrStorm)) continue;
             if (rq.qp != hw::kNoObject && rq.qp != qp) continue;
             if (now_ns < rq.start_ns || now_ns - rq.start_ns >= rq.time_ns) continue;
-            if (!fires_locked(s)) continue;
+            if (!applies_locked(s, context) || !fires_locked(s)) continue;
             name = s.name;
             hit = true;
             break;
@@ -807,7 +816,7 @@ bool FaultInjector::token_expired(uint32_t token, uint64_t now_ns) {
     return true;
 }
 
-std::optional<int32_t> FaultInjector::fail_command(hw::CommandOpcode opcode) {
+std::optional<int32_t> FaultInjector::fail_command(hw::CommandOpcode opcode, uint32_t context) {
     std::string name;
     int32_t s = 0;
     {
@@ -816,7 +825,8 @@ std::optional<int32_t> FaultInjector::fail_command(hw::CommandOpcode opcode) {
         bool hit = false;
         for (FaultSpec &spec : specs_) {
             if (spec.request.kind != static_cast<uint32_t>(FaultKind::kFailCommand) ||
-                spec.request.operation != static_cast<uint32_t>(opcode) || !fires_locked(spec)) {
+                spec.request.operation != static_cast<uint32_t>(opcode) ||
+                !applies_locked(spec, context) || !fires_locked(spec)) {
                 continue;
             }
             s = spec.request.status;

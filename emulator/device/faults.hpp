@@ -9,7 +9,10 @@
 //
 // Specs come from two places:
 //   - kInjectFault commands (SoftNdkInjectFault, softndk_faults.h). They belong to the
-//     context that sent them and go when it detaches (or on kRemoveFault);
+//     context that sent them and go when it detaches (or on kRemoveFault). They reach
+//     only that consumer's objects (Device::same_consumer): its QPs' packets (the
+//     sending QP's at transmit, the receiving QP's at receive), work requests and
+//     commands, so one consumer of a daemon cannot fault another's;
 //   - SOFTNDK_FAULTS=FILE, read when the device starts (load_environment()): device-
 //     wide specs (context 0) that stay for the device's life. parse_fault_file()
 //     reads the INI format of docs/faults.md; its errors read FILE:LINE: [SECTION] KEY.
@@ -26,8 +29,9 @@
 // kind's counter and logs the fault with its model time at info through the device
 // logger. Issue 14's trace hooks there.
 //
-// Threading: one mutex, a leaf (callable with a QP lock held). Packets are handed
-// back to the caller's send function after the lock is dropped.
+// Threading: one mutex, taken with a QP lock held or none; under it the injector only
+// looks contexts up (Device::same_consumer, find_qp: the object-table lock, a leaf).
+// Packets are handed to the caller's send or deliver function after it is dropped.
 #pragma once
 
 #include <cstdint>
@@ -92,7 +96,8 @@ class FaultInjector {
     // Device::transmit: a packet leaving `qp` (the sending QP). Calls `send` for the
     // packet and whatever the faults add (a duplicate, a held packet), in order; a
     // delayed packet is sent from the device's timer queue later.
-    void transmit(uint32_t qp, Packet &&packet, const SendFn &send);
+    // `context` owns `qp`.
+    void transmit(uint32_t qp, uint32_t context, Packet &&packet, const SendFn &send);
     // Device::receive: a packet that reached the device for QP `dest_qp`. A corrupted
     // packet fails the ICRC check here and is dropped (icrc_errors). Calls `deliver`
     // for what the engine should see, in order.
@@ -106,14 +111,16 @@ class FaultInjector {
     // The engine's questions (QP lock held). Each answer that injects is recorded.
     // A send-queue WQE of `opcode` (or a receive) on `qp` is about to run: the
     // syndrome it must fail with, if a kFailOperation spec takes it.
-    std::optional<hw::Syndrome> fail_operation(uint32_t qp, hw::FaultOperation operation,
-                                               uint64_t now_ns);
+    // `context` owns `qp`.
+    std::optional<hw::Syndrome> fail_operation(uint32_t qp, uint32_t context,
+                                               hw::FaultOperation operation, uint64_t now_ns);
     // A SEND is arriving at `qp` at model time `now_ns`: true if an RNR storm answers it.
-    bool rnr_storm(uint32_t qp, uint64_t now_ns);
+    bool rnr_storm(uint32_t qp, uint32_t context, uint64_t now_ns);
     // A remote access names `token` at `now_ns`: true if it expired.
     bool token_expired(uint32_t token, uint64_t now_ns);
     // A command is about to run: the NTSTATUS it must fail with, if a spec takes it.
-    std::optional<int32_t> fail_command(hw::CommandOpcode opcode);
+    // (`context` sends it.)
+    std::optional<int32_t> fail_command(hw::CommandOpcode opcode, uint32_t context);
 
     // The one function every injected fault goes through (counters, log; the trace of
     // issue 14 hooks here). `object` is the QP (or CQ) number, 0 if none.
@@ -129,9 +136,12 @@ class FaultInjector {
         uint64_t delay_ns = 0;
         std::string name;
     };
+    // Whether `spec` reaches objects of `context` (file specs reach everything).
+    bool applies_locked(const FaultSpec &spec, uint32_t context) const;
     bool fires_locked(FaultSpec &spec);
     void retire_spent_locked();
-    std::optional<PacketAction> packet_fault_locked(Hook hook, uint32_t qp, const Packet &packet);
+    std::optional<PacketAction> packet_fault_locked(Hook hook, uint32_t qp, uint32_t context,
+                                                    const Packet &packet);
     bool vanished_locked(const wire::IpAddr &ip) const;
     static std::shared_ptr<Packet> copy_of(const Packet &packet);
 

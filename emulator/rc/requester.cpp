@@ -241,8 +241,8 @@ void fetch_wqes(Qp &qp, bool doorbell) {
         bool failed = w.error != hw::Syndrome::kSuccess;
         if (failed) {
             dev.counters().add(Counter::malformed_wqes);
-        } else if (auto injected =
-                       dev.faults().fail_operation(qp.number, fault_operation(w.opcode), ready)) {
+        } else if (auto injected = dev.faults().fail_operation(qp.number, qp.context,
+                                                               fault_operation(w.opcode), ready)) {
             // An injected failure is reported in order like a fetch-time error, and like
             // every error completion on an RC QP it moves the QP to ERROR.
             w.error = *injected;

@@ -247,7 +247,7 @@ void responder_receive(Qp &qp, const Packet &packet) {
 
     // 4. receive resources (an injected RNR storm: as if none were posted)
     if (info.family == OpFamily::kSend && starts && !s.recv &&
-        (dev.faults().rnr_storm(qp.number, qp.now_ns) || !fetch_recv(qp))) {
+        (dev.faults().rnr_storm(qp.number, qp.context, qp.now_ns) || !fetch_recv(qp))) {
         dev.counters().add(Counter::send_rnr_err);
         send_ack(qp, psn, wire::aeth_rnr_nak_syndrome(dev.transport().min_rnr_timer), s.msn);
         return;
@@ -255,8 +255,8 @@ void responder_receive(Qp &qp, const Packet &packet) {
     if (info.family == OpFamily::kSend && starts && s.recv &&
         s.recv->error == hw::Syndrome::kSuccess) {
         // An injected receive failure: reported as a bad receive WQE is (step 7).
-        if (auto injected =
-                dev.faults().fail_operation(qp.number, hw::FaultOperation::kReceive, qp.now_ns)) {
+        if (auto injected = dev.faults().fail_operation(qp.number, qp.context,
+                                                        hw::FaultOperation::kReceive, qp.now_ns)) {
             s.recv->error = *injected;
         }
     }

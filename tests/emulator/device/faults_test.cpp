@@ -304,3 +304,28 @@ TEST_CASE("fault commands: bad specs are refused and faults go with their contex
     p.a.reset();  // the context detaches
     CHECK(p.dev_a->faults().armed() == 0);
 }
+
+TEST_CASE("fault commands: a consumer's faults reach only its own objects",
+          "[device][faults][commands]") {
+    auto fabric = std::make_shared<Fabric>(uint16_t{0});
+    auto dev = std::make_shared<Device>(adapter(1, {"10.0.0.1"}), fabric);
+    Driver mine(dev), theirs(dev);  // process id 0: two consumers that share nothing
+    auto cmd = spec(hw::FaultKind::kFailCommand);
+    cmd.operation = static_cast<uint32_t>(hw::CommandOpcode::kCreatePd);
+    cmd.status = status::kInsufficientResources;
+    cmd.count = 1;
+    REQUIRE(inject(mine, cmd) == status::kSuccess);
+    hw::ObjectRequest rq{};
+    hw::ObjectResponse rs{};
+    CHECK(theirs.command(hw::CommandOpcode::kCreatePd, rq, rs) == status::kSuccess);
+    CHECK(mine.command(hw::CommandOpcode::kCreatePd, rq, rs) == status::kInsufficientResources);
+    CHECK(mine.command(hw::CommandOpcode::kCreatePd, rq, rs) == status::kSuccess);
+    CHECK(dev->counters().get(Counter::fault_failed_cmds) == 1);
+    // Another consumer's token cannot be expired.
+    Buffer buffer(4096);
+    auto mr = theirs.register_mr(theirs.create_pd(), buffer.data(), buffer.size());
+    auto expire = spec(hw::FaultKind::kExpireToken);
+    expire.token = mr.token;
+    CHECK(inject(mine, expire) == status::kInvalidParameter);
+    CHECK(inject(theirs, expire) == status::kSuccess);
+}
