@@ -17,7 +17,10 @@
  *
  * These are SoftNDK functions, not NDKPI: a driver that calls them builds only
  * against SoftNDK. Faults belong to the adapter handle that injected them and go
- * when it is closed (WskCloseNdkAdapter) or on SoftNdkRemoveFault.
+ * when it is closed (WskCloseNdkAdapter) or on SoftNdkRemoveFault. They reach
+ * only this consumer's objects (its QPs' packets, requests and NDK calls, "any"
+ * included), never another process's on a shared daemon; a vanished peer is
+ * gone for the whole adapter. Faults from a SOFTNDK_FAULTS file reach everyone.
  */
 #ifndef SOFTNDK_FAULTS_H
 #define SOFTNDK_FAULTS_H
