@@ -11,6 +11,11 @@
 using namespace ndktest;
 using namespace std::chrono_literals;
 
+extern "C" {  // faults_c.c
+NTSTATUS FaultsCArmLossyTx(NDK_ADAPTER *Adapter, NDK_QP *Qp, ULONG *FaultId);
+NTSTATUS FaultsCRemove(NDK_ADAPTER *Adapter, ULONG FaultId);
+}
+
 namespace {
 
 constexpr ULONG64 kAckTimeoutNs = 4096ull << 14;  // roce-default: ack_timeout = 14 (67 ms)
@@ -420,4 +425,15 @@ TEST_CASE("fault file: SOFTNDK_FAULTS fails the first QP and drops a fifth of th
     }
     CHECK(retried > 0);   // some were lost and sent again
     CHECK(retried < 10);  // and not all
+}
+
+TEST_CASE("fault API from kernel-style C: a lossy QP's send fails STATUS_IO_TIMEOUT until removed",
+          "[provider][faults][device]") {
+    Pair p;
+    ULONG id = 0;
+    REQUIRE(FaultsCArmLossyTx(p.client.adapter, p.client.qp, &id) == STATUS_SUCCESS);
+    CHECK(id != 0);
+    // 8 losses: the first try and all 7 retries.
+    CHECK(send_once(p).sent.result.Status == STATUS_IO_TIMEOUT);
+    CHECK(FaultsCRemove(p.client.adapter, id) == STATUS_INVALID_PARAMETER);  // spent and gone
 }
