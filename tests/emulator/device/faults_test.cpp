@@ -329,3 +329,111 @@ TEST_CASE("fault commands: a consumer's faults reach only its own objects",
     CHECK(inject(mine, expire) == status::kInvalidParameter);
     CHECK(inject(theirs, expire) == status::kSuccess);
 }
+
+TEST_CASE("fault: an RNR storm answers SENDs with RNR NAKs until it ends", "[device][faults][rc]") {
+    ConnectedPair p;
+    const auto base = send_one_by_one(p, 1);
+    auto rq = spec(hw::FaultKind::kRnrStorm, p.qp_b->number);
+    rq.time_ns = 3'000'000;  // 3 ms; the requester's RNR timer is 0.64 ms (min_rnr_timer 12)
+    REQUIRE(inject(*p.b, rq) == status::kSuccess);
+    const auto stormy = send_one_by_one(p, 1);
+    const uint64_t naks = p.dev_b->counters().get(Counter::fault_rnr_naks);
+    CHECK(naks >= 4);
+    CHECK(naks <= 6);
+    CHECK(p.dev_b->counters().get(Counter::send_rnr_err) == naks);
+    CHECK(p.dev_a->counters().get(Counter::rcvd_rnr_err) == naks);
+    CHECK(p.dev_b->counters().get(Counter::faults_injected) == naks);
+    CHECK(stormy[0] >= base[0] + 3'000'000);
+    // Over: the next SEND goes straight in.
+    send_one_by_one(p, 1);
+    CHECK(p.dev_b->counters().get(Counter::fault_rnr_naks) == naks);
+}
+
+TEST_CASE("fault: the immediate kinds act and are counted", "[device][faults][rc]") {
+    ConnectedPair p;
+    Buffer src(4096), dst(4096);
+    auto mr_a = p.a->register_mr(p.pd_a, src.data(), src.size());
+    auto mr_b = p.b->register_mr(p.pd_b, dst.data(), dst.size());
+    auto count = [](Device &d, Counter c) { return d.counters().get(c); };
+
+    SECTION("fail-operation: the WQE fails with the syndrome, the QP goes to error") {
+        auto rq = spec(hw::FaultKind::kFailOperation, p.qp_a->number);
+        rq.operation = static_cast<uint32_t>(hw::FaultOperation::kRead);
+        rq.status = static_cast<int32_t>(hw::Syndrome::kRemoteAccess);
+        rq.count = 1;
+        REQUIRE(inject(*p.a, rq) == status::kSuccess);
+        SendOptions o;
+        o.remote_address = dst.addr();
+        o.remote_token = mr_b.token;
+        p.a->post_send(*p.qp_a, hw::WqeOpcode::kRdmaRead, {{src.addr(), 64, mr_a.token}}, o);
+        auto c = Driver::wait(*p.scq_a);
+        REQUIRE(c);
+        CHECK(c->syndrome == hw::Syndrome::kRemoteAccess);
+        CHECK(c->wqe_opcode == hw::WqeOpcode::kRdmaRead);
+        CHECK(count(*p.dev_a, Counter::fault_failed_ops) == 1);
+        CHECK(count(*p.dev_a, Counter::malformed_wqes) == 0);
+    }
+    SECTION("expire-token: a WRITE with the token is refused from then on") {
+        auto rq = spec(hw::FaultKind::kExpireToken);
+        rq.token = mr_b.token;
+        REQUIRE(inject(*p.b, rq) == status::kSuccess);
+        SendOptions o;
+        o.remote_address = dst.addr();
+        o.remote_token = mr_b.token;
+        p.a->post_send(*p.qp_a, hw::WqeOpcode::kRdmaWrite, {{src.addr(), 64, mr_a.token}}, o);
+        auto c = Driver::wait(*p.scq_a);
+        REQUIRE(c);
+        CHECK(c->syndrome == hw::Syndrome::kRemoteAccess);
+        CHECK(count(*p.dev_b, Counter::fault_expired_tokens) == 1);
+    }
+    SECTION("qp-error: pending receives flush with the cause") {
+        p.b->post_recv(*p.qp_b, {{dst.addr(), 4096, mr_b.token}});
+        auto rq = spec(hw::FaultKind::kQpError, p.qp_b->number);
+        rq.status = static_cast<int32_t>(hw::Syndrome::kTransportRetryExceeded);
+        REQUIRE(inject(*p.b, rq) == status::kSuccess);
+        auto c = Driver::wait(*p.rcq_b);
+        REQUIRE(c);
+        CHECK(c->syndrome == hw::Syndrome::kWorkRequestFlushed);
+        CHECK(c->vendor_syndrome == static_cast<uint32_t>(hw::Syndrome::kTransportRetryExceeded));
+        CHECK(count(*p.dev_b, Counter::fault_qp_errors) == 1);
+    }
+    SECTION("kill-connection: both ends get kDisconnected") {
+        REQUIRE(inject(*p.a, spec(hw::FaultKind::kKillConnection, p.qp_a->number)) ==
+                status::kSuccess);
+        CHECK(p.a->wait_event(hw::EqeType::kDisconnected));
+        CHECK(p.b->wait_event(hw::EqeType::kDisconnected));
+        CHECK(count(*p.dev_a, Counter::fault_killed_conns) == 1);
+        CHECK(inject(*p.a, spec(hw::FaultKind::kKillConnection, p.qp_a->number)) ==
+              status::kConnectionInvalid);
+    }
+    SECTION("peer-vanish: packets to and from the peer are lost, without a disconnect") {
+        uint32_t id = 0;
+        REQUIRE(inject(*p.a, spec(hw::FaultKind::kPeerVanish, p.qp_a->number), &id) ==
+                status::kSuccess);
+        p.b->post_recv(*p.qp_b, {{dst.addr(), 4096, mr_b.token}});
+        p.a->post_send(*p.qp_a, hw::WqeOpcode::kSend, {{src.addr(), 64, mr_a.token}});
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+        CHECK(count(*p.dev_a, Counter::fault_vanished) >= 1);
+        CHECK(count(*p.dev_b, Counter::rcvd_pkts) == 0);
+        CHECK(Driver::drain(*p.rcq_b).empty());
+        CHECK(p.b->events().empty());
+        CHECK(p.a->object_command(hw::CommandOpcode::kRemoveFault, id) == status::kSuccess);
+    }
+    SECTION("cq-overrun and eq-storm: the CQ error and the spurious events reach the EQ") {
+        auto storm = spec(hw::FaultKind::kEqStorm, p.rcq_b->number);
+        storm.count = 3;
+        REQUIRE(inject(*p.b, storm) == status::kSuccess);
+        int completions = 0;
+        for (const auto &e : p.b->events())
+            completions += e.type == static_cast<uint8_t>(hw::EqeType::kCompletion);
+        CHECK(completions == 3);
+        CHECK(count(*p.dev_b, Counter::fault_eq_events) == 3);
+        REQUIRE(inject(*p.b, spec(hw::FaultKind::kCqOverrun, p.rcq_b->number)) == status::kSuccess);
+        auto e = p.b->wait_event(hw::EqeType::kCqError);
+        REQUIRE(e);
+        CHECK(e->status == status::kBufferOverflow);
+        CHECK(count(*p.dev_b, Counter::fault_cq_overruns) == 1);
+        CHECK(count(*p.dev_b, Counter::cq_overflows) == 1);
+        CHECK(count(*p.dev_b, Counter::faults_injected) == 4);
+    }
+}
