@@ -473,6 +473,7 @@ int32_t FaultInjector::add(uint32_t context, const hw::FaultRequest &rq, uint32_
                rq.qp == hw::kNoObject ? std::string("any") : std::to_string(rq.qp), rq.count,
                rq.probability_ppm);
     specs_.push_back(std::move(spec));
+    update_active_locked();
     return status::kSuccess;
 }
 
@@ -486,6 +487,7 @@ int32_t FaultInjector::remove(uint32_t context, uint32_t id) {
         return std::none_of(specs_.begin(), specs_.end(),
                             [&](const FaultSpec &s) { return s.id == v.first; });
     });
+    update_active_locked();
     return id != 0 && specs_.size() == before ? status::kInvalidParameter : status::kSuccess;
 }
 
@@ -501,6 +503,10 @@ size_t FaultInjector::armed() const {
 uint64_t FaultInjector::draw() {
     std::lock_guard lock(mutex_);
     return splitmix64(state_);
+}
+
+void FaultInjector::update_active_locked() {
+    active_.store(!specs_.empty() || held_tx_ || held_rx_, std::memory_order_release);
 }
 
 bool FaultInjector::applies_locked(const FaultSpec &spec, uint32_t context) const {
@@ -525,6 +531,7 @@ void FaultInjector::retire_spent_locked() {
         return !s.unlimited && s.remaining == 0 && kind != FaultKind::kExpireToken &&
                kind != FaultKind::kPeerVanish;
     });
+    update_active_locked();
 }
 
 void FaultInjector::record(hw::FaultKind kind, uint32_t object, uint64_t model_ns,
@@ -554,6 +561,7 @@ bool FaultInjector::vanished_locked(const wire::IpAddr &ip) const {
 }
 
 bool FaultInjector::cm_passes(const wire::IpAddr &peer) {
+    if (!active_.load(std::memory_order_acquire)) return true;
     {
         std::lock_guard lock(mutex_);
         if (!vanished_locked(peer)) return true;
@@ -575,6 +583,7 @@ void FaultInjector::vanish(uint32_t context, uint32_t qp, const wire::IpAddr &pe
     id = spec.id;
     vanished_.emplace_back(spec.id, peer);
     specs_.push_back(std::move(spec));
+    update_active_locked();
 }
 
 std::optional<FaultInjector::PacketAction> FaultInjector::packet_fault_locked(
@@ -604,6 +613,7 @@ std::string describe(const Packet &p, std::string_view what, std::string_view sp
 }  // namespace
 
 void FaultInjector::transmit(uint32_t qp, uint32_t context, Packet &&packet, const SendFn &send) {
+    if (!active_.load(std::memory_order_acquire)) return send(std::move(packet));  // nothing armed
     std::optional<PacketAction> action;
     std::shared_ptr<Packet> held;
     bool vanished = false;
@@ -616,12 +626,14 @@ void FaultInjector::transmit(uint32_t qp, uint32_t context, Packet &&packet, con
             if (!vanished) action = packet_fault_locked(Hook::kTransmit, qp, context, packet);
             if (!action || action->kind != FaultKind::kPacketReorder) held = std::move(held_tx_);
             if (action && action->kind == FaultKind::kPacketReorder) held_tx_ = copy_of(packet);
+            update_active_locked();
         }
     }
     const uint64_t now = packet.time_ns;
     if (vanished) {
         record(FaultKind::kPeerVanish, qp, now,
                describe(packet, "lost (peer vanished)", "peer-vanish"));
+        if (held) send(std::move(*held));
         return;
     }
     if (!action) {
@@ -675,6 +687,7 @@ void FaultInjector::receive(Packet &packet, const DeliverFn &deliver) {
                    wire::to_string(packet.desc.bth.opcode), packet.desc.bth.psn, qp);
         return;
     }
+    if (!active_.load(std::memory_order_acquire)) return deliver(packet);  // nothing armed
     std::optional<PacketAction> action;
     std::shared_ptr<Packet> held;
     bool vanished = false;
@@ -696,11 +709,13 @@ void FaultInjector::receive(Packet &packet, const DeliverFn &deliver) {
                 held_rx_->fault_exempt = true;
             }
         }
+        update_active_locked();
     }
     const uint64_t now = packet.time_ns;
     if (vanished) {
         record(FaultKind::kPeerVanish, qp, now,
                describe(packet, "lost (peer vanished)", "peer-vanish"));
+        if (held) deliver(*held);
         return;
     }
     if (!action) {
@@ -745,6 +760,7 @@ void FaultInjector::receive(Packet &packet, const DeliverFn &deliver) {
 std::optional<hw::Syndrome> FaultInjector::fail_operation(uint32_t qp, uint32_t context,
                                                           hw::FaultOperation operation,
                                                           uint64_t now_ns) {
+    if (!active_.load(std::memory_order_acquire)) return std::nullopt;
     std::string name;
     hw::Syndrome syndrome{};
     {
@@ -777,6 +793,7 @@ std::optional<hw::Syndrome> FaultInjector::fail_operation(uint32_t qp, uint32_t 
 }
 
 bool FaultInjector::rnr_storm(uint32_t qp, uint32_t context, uint64_t now_ns) {
+    if (!active_.load(std::memory_order_acquire)) return false;
     std::string name;
     {
         std::lock_guard lock(mutex_);
@@ -800,6 +817,7 @@ bool FaultInjector::rnr_storm(uint32_t qp, uint32_t context, uint64_t now_ns) {
 }
 
 bool FaultInjector::token_expired(uint32_t token, uint64_t now_ns) {
+    if (!active_.load(std::memory_order_acquire)) return false;
     std::string name;
     {
         std::lock_guard lock(mutex_);
@@ -817,6 +835,7 @@ bool FaultInjector::token_expired(uint32_t token, uint64_t now_ns) {
 }
 
 std::optional<int32_t> FaultInjector::fail_command(hw::CommandOpcode opcode, uint32_t context) {
+    if (!active_.load(std::memory_order_acquire)) return std::nullopt;
     std::string name;
     int32_t s = 0;
     {

@@ -34,6 +34,7 @@
 // Packets are handed to the caller's send or deliver function after it is dropped.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <deque>
 #include <functional>
@@ -139,6 +140,8 @@ class FaultInjector {
     // Whether `spec` reaches objects of `context` (file specs reach everything).
     bool applies_locked(const FaultSpec &spec, uint32_t context) const;
     bool fires_locked(FaultSpec &spec);
+    // active_ = anything armed or held: the hooks' lock-free fast path when not.
+    void update_active_locked();
     void retire_spent_locked();
     std::optional<PacketAction> packet_fault_locked(Hook hook, uint32_t qp, uint32_t context,
                                                     const Packet &packet);
@@ -152,6 +155,7 @@ class FaultInjector {
     uint32_t next_id_ = 1;
     std::vector<std::pair<uint32_t, wire::IpAddr>> vanished_;  // (spec id, peer address)
     std::shared_ptr<Packet> held_tx_, held_rx_;                // kPacketReorder
+    std::atomic<bool> active_{false};
 };
 
 }  // namespace softndk::emu
