@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <iterator>
 #include <optional>
 
 #include "log.hpp"
@@ -138,6 +139,28 @@ NTSTATUS SoftNdkRemoveFault(NDK_ADAPTER *pAdapter, ULONG FaultId) {
     Adapter *adapter = from_ndk<Adapter>(pAdapter);
     if (adapter == nullptr) return STATUS_INVALID_PARAMETER;
     return adapter->execute_object(softndk::hw::CommandOpcode::kRemoveFault, FaultId);
+}
+
+NTSTATUS SoftNdkQueryCounter(NDK_ADAPTER *pAdapter, const char *Name, ULONG64 *pValue) {
+    Adapter *adapter = from_ndk<Adapter>(pAdapter);
+    if (adapter == nullptr || Name == nullptr || pValue == nullptr) return STATUS_INVALID_PARAMETER;
+    // The device reports its counters in SOFTNDK_DEVICE_COUNTERS order (hw_interface.hpp).
+    static constexpr const char *kNames[] = {
+#define SOFTNDK_X(name) #name,
+        SOFTNDK_DEVICE_COUNTERS(SOFTNDK_X)
+#undef SOFTNDK_X
+    };
+    uint32_t index = 0;
+    while (index < std::size(kNames) && std::strcmp(kNames[index], Name) != 0)
+        ++index;
+    if (index == std::size(kNames)) return STATUS_NOT_FOUND;
+    softndk::hw::ObjectRequest rq{};
+    softndk::hw::CountersResponse rs{};
+    const NTSTATUS s = adapter->execute(softndk::hw::CommandOpcode::kQueryCounters, rq, rs);
+    if (s != STATUS_SUCCESS) return s;
+    if (index >= rs.count) return STATUS_NOT_FOUND;  // an older device
+    *pValue = rs.values[index];
+    return STATUS_SUCCESS;
 }
 
 }  // extern "C"

@@ -728,6 +728,13 @@ struct Commands {
         }
         return d.faults_->add(ctx, rq, rs.object);
     }
+    static int32_t query_counters(Device &d, uint32_t &, const hw::ObjectRequest &,
+                                  hw::CountersResponse &rs) {
+        rs.count = static_cast<uint32_t>(Counter::kCount);
+        for (uint32_t i = 0; i < rs.count; ++i)
+            rs.values[i] = d.counters_.get(static_cast<Counter>(i));
+        return status::kSuccess;
+    }
     static int32_t remove_fault(Device &d, uint32_t &ctx, const hw::ObjectRequest &rq,
                                 hw::ObjectResponse &rs) {
         rs.object = rq.object;
@@ -777,6 +784,7 @@ static const Commands::Spec kCommandTable[] = {
     SOFTNDK_CMD(kCloseSharedEndpoint, ObjectRequest, ObjectResponse,        close_shared_endpoint),
     SOFTNDK_CMD(kInjectFault,     FaultRequest,     ObjectResponse,          inject_fault),
     SOFTNDK_CMD(kRemoveFault,     ObjectRequest,    ObjectResponse,          remove_fault),
+    SOFTNDK_CMD(kQueryCounters,   ObjectRequest,    CountersResponse,        query_counters),
 };
 #undef SOFTNDK_CMD
 // clang-format on

@@ -85,6 +85,7 @@
 //                    for a bad spec.
 //   kRemoveFault     ObjectRequest{fault id, 0 = all of the context's}. Faults also go
 //                    when their context detaches.
+//   kQueryCounters   ObjectRequest -> CountersResponse: the whole device's counters.
 //   Any command but kAttach, kDetach and the two above may be failed by a
 //   kFailCommand spec: it then answers the spec's NTSTATUS and does nothing.
 //   anything else    STATUS_NOT_SUPPORTED.

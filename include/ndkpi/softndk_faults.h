@@ -158,6 +158,14 @@ _IRQL_requires_(PASSIVE_LEVEL) NTSTATUS
 _IRQL_requires_(PASSIVE_LEVEL) NTSTATUS
     SoftNdkRemoveFault(_In_ NDK_ADAPTER *pAdapter, _In_ ULONG FaultId);
 
+/* Reads the device counter Name of pAdapter's device into *pValue: the fault
+ * counters (faults_injected, fault_drops, ... docs/faults.md) and the engine's own
+ * (ack_timeouts, rcvd_rnr_err, icrc_errors, ...; emulator/device/counters.hpp).
+ * Counters are device-wide, counted since the device started. STATUS_NOT_FOUND for a
+ * name the device does not count. */
+_IRQL_requires_(PASSIVE_LEVEL) NTSTATUS
+    SoftNdkQueryCounter(_In_ NDK_ADAPTER *pAdapter, _In_z_ const char *Name, _Out_ ULONG64 *pValue);
+
 #ifdef __cplusplus
 }
 #endif

@@ -534,8 +534,9 @@ enum class CommandOpcode : uint16_t {
     kQueryConnection = 0x69,
     kCreateSharedEndpoint = 0x6a,  // ListenRequest -> ListenResponse (listener = endpoint id)
     kCloseSharedEndpoint = 0x6b,
-    kInjectFault = 0x70,  // FaultRequest -> ObjectResponse{object = fault id}
-    kRemoveFault = 0x71,  // ObjectRequest{fault id, 0 = every fault of the context}
+    kInjectFault = 0x70,    // FaultRequest -> ObjectResponse{object = fault id}
+    kRemoveFault = 0x71,    // ObjectRequest{fault id, 0 = every fault of the context}
+    kQueryCounters = 0x72,  // ObjectRequest -> CountersResponse (section 12)
 };
 
 struct CommandHeader {
@@ -789,6 +790,9 @@ struct QueryConnectionResponse {
     ConnectionInfo info;
 };
 
+// ---- kQueryCounters: ObjectRequest (object ignored) -> CountersResponse
+// The device's statistics block (section 12), values in SOFTNDK_DEVICE_COUNTERS order.
+
 // ---- kInjectFault / kRemoveFault (docs/faults.md)
 //
 // One fault spec, as SPDK's bdev_error_inject_error: a kind, what it matches, how often
@@ -845,9 +849,9 @@ inline constexpr uint32_t kFaultCertain = 1000000;  // probability_ppm of "alway
 
 struct FaultRequest {
     CommandHeader header;
-    uint32_t kind;  // FaultKind
-    uint32_t qp;    // QP number (CQ number for the CQ kinds); kNoObject = any QP
-    uint32_t count;  // injections before the spec retires; 0 = unlimited (packet kinds)
+    uint32_t kind;             // FaultKind
+    uint32_t qp;               // QP number (CQ number for the CQ kinds); kNoObject = any QP
+    uint32_t count;            // injections before the spec retires; 0 = unlimited (packet kinds)
     uint32_t probability_ppm;  // packet and RNR kinds: chance per matching packet
     uint32_t direction;        // FaultDirection (packet kinds)
     uint32_t packet_class;     // FaultPacketClass bits (packet kinds)
@@ -861,5 +865,66 @@ struct FaultRequest {
     uint32_t reserved[4];
 };
 static_assert(sizeof(FaultRequest) == 8 + 40 + 16 + 32 + 16);
+
+// ---------------------------------------------------------------------------
+// 12. Statistics (kQueryCounters)
+//
+// The device's counters, Soft-RoCE's names where it has one. A snapshot: each value
+// is read on its own (relaxed), not as a consistent cut. New counters are appended,
+// so an index keeps its meaning.
+// ---------------------------------------------------------------------------
+// clang-format off
+#define SOFTNDK_DEVICE_COUNTERS(X)                                                     \
+    X(sent_pkts)            /* packets the requester/responder put on the fabric */  \
+    X(rcvd_pkts)            /* packets delivered to this device                  */  \
+    X(duplicate_request)    /* responder: request PSN behind ePSN                */  \
+    X(out_of_seq_request)   /* responder: request PSN ahead of ePSN (NAK sent)   */  \
+    X(ird_exceeded)         /* responder: a READ beyond IRD (NAK, QP to error)   */  \
+    X(rcvd_rnr_err)         /* requester: RNR NAKs received                      */  \
+    X(send_rnr_err)         /* responder: RNR NAKs sent                          */  \
+    X(rcvd_seq_err)         /* requester: PSN-sequence NAKs received             */  \
+    X(retry_exceeded_err)   /* requester: transport retries exhausted            */  \
+    X(rnr_retry_exceeded_err) /* requester: RNR retries exhausted                */  \
+    X(completer_retry_err)  /* requester: go-back-N retries started              */  \
+    X(ack_timeouts)         /* requester: local ACK timer expired                */  \
+    X(send_err)             /* requester: error completions written              */  \
+    X(rdma_sends)           /* SEND WQEs executed                                */  \
+    X(rdma_recvs)           /* receive WQEs consumed                             */  \
+    X(rdma_writes)          /* WRITE WQEs executed                               */  \
+    X(rdma_reads)           /* READ WQEs executed                                */  \
+    X(dropped_pkts)         /* packets for no QP / a QP not accepting them       */  \
+    X(doorbells)            /* service() calls                                   */  \
+    X(cqes)                 /* CQEs written                                      */  \
+    X(eqes)                 /* EQEs written                                      */  \
+    X(cq_overflows)         /* CQ overruns                                       */  \
+    X(eq_overflows)         /* EQEs lost because the EQ was full                 */  \
+    X(malformed_wqes)       /* WQEs that failed validation                       */  \
+    X(flushed_wqes)         /* WQEs completed with WR_FLUSH_ERR                  */  \
+    X(icrc_errors)          /* packets dropped because their ICRC failed         */  \
+    X(faults_injected)      /* every injected fault (faults.hpp record())        */  \
+    X(fault_drops)          /* packets dropped by a fault                        */  \
+    X(fault_delays)         /* packets delayed by a fault                        */  \
+    X(fault_duplicates)     /* packets duplicated by a fault                     */  \
+    X(fault_reorders)       /* packets held behind the next one by a fault       */  \
+    X(fault_corruptions)    /* packets corrupted by a fault (ICRC then fails)    */  \
+    X(fault_failed_ops)     /* work requests failed by a fault                   */  \
+    X(fault_failed_cmds)    /* commands failed by a fault                        */  \
+    X(fault_rnr_naks)       /* SENDs answered RNR by an RNR storm                */  \
+    X(fault_expired_tokens) /* remote accesses refused for an expired token      */  \
+    X(fault_qp_errors)      /* QPs moved to error by a fault                     */  \
+    X(fault_killed_conns)   /* connections killed by a fault                     */  \
+    X(fault_vanished)       /* packets/CM messages lost to a vanished peer       */  \
+    X(fault_cq_overruns)    /* CQs overrun by a fault                            */  \
+    X(fault_eq_events)      /* spurious EQEs posted by an EQ storm               */
+// clang-format on
+
+inline constexpr uint32_t kMaxCounters = 64;
+struct CountersResponse {
+    ResponseHeader header;
+    uint32_t count;  // values filled (the list's length)
+    uint32_t reserved;
+    uint64_t values[kMaxCounters];
+};
+static_assert(sizeof(CountersResponse) == 16 + 8 * kMaxCounters);
 
 }  // namespace softndk::hw

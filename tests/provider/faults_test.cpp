@@ -76,6 +76,13 @@ Exchange send_once(Pair &p, ULONG bytes = 64) {
     return e;
 }
 
+// A device counter through the fault API (device-wide: compare before and after).
+ULONG64 counter(NDK_ADAPTER *adapter, const char *name) {
+    ULONG64 value = 0;
+    REQUIRE(SoftNdkQueryCounter(adapter, name, &value) == STATUS_SUCCESS);
+    return value;
+}
+
 struct Disconnects {
     std::atomic<int> calls{0};
     static void cb(PVOID ctx) { static_cast<Disconnects *>(ctx)->calls.fetch_add(1); }
@@ -123,6 +130,10 @@ TEST_CASE("fault API: bad specs are refused with STATUS_INVALID_PARAMETER",
     CHECK(SoftNdkRemoveFault(a, 0) == STATUS_SUCCESS);  // all (none left)
     // Removed: traffic flows.
     CHECK(send_once(p).sent.result.Status == STATUS_SUCCESS);
+    ULONG64 value = 7;
+    CHECK(SoftNdkQueryCounter(a, "no_such_counter", &value) == STATUS_NOT_FOUND);
+    CHECK(value == 7);
+    CHECK(SoftNdkQueryCounter(a, nullptr, &value) == STATUS_INVALID_PARAMETER);
 }
 
 TEST_CASE("fault: a dropped or corrupted packet costs the sender an ACK timeout and a retry",
@@ -130,19 +141,32 @@ TEST_CASE("fault: a dropped or corrupted packet costs the sender an ACK timeout 
     Pair p;
     const Exchange clean = send_once(p);
     REQUIRE(clean.sent.result.Status == STATUS_SUCCESS);
+    const ULONG64 drops = counter(p.client.adapter, "fault_drops");
+    const ULONG64 corruptions = counter(p.client.adapter, "fault_corruptions");
     for (SOFTNDK_FAULT_KIND kind : {SoftNdkFaultDrop, SoftNdkFaultCorrupt}) {
         SOFTNDK_FAULT f = fault(kind, p.client.qp);
         f.Direction = SOFTNDK_FAULT_TX;
         f.PacketClasses = SOFTNDK_FAULT_PACKET_SEND;
         f.Count = 1;
         REQUIRE(SoftNdkInjectFault(p.client.adapter, &f, nullptr) == STATUS_SUCCESS);
+        const ULONG64 timeouts = counter(p.client.adapter, "ack_timeouts");
+        const ULONG64 icrc = counter(p.client.adapter, "icrc_errors");
+        const ULONG64 injected = counter(p.client.adapter, "faults_injected");
         const Exchange e = send_once(p, 100);
         CHECK(e.sent.result.Status == STATUS_SUCCESS);
         CHECK(e.received.Status == STATUS_SUCCESS);
         CHECK(e.received.BytesTransferred == 100);
         CHECK(e.took >= kAckTimeoutNs);
         CHECK(e.took < kAckTimeoutNs + 100 * clean.took);
+        // The retry shows in the counters: one ACK timeout; a corrupted packet reached
+        // the receiver and failed its ICRC check.
+        CHECK(counter(p.client.adapter, "ack_timeouts") == timeouts + 1);
+        CHECK(counter(p.client.adapter, "faults_injected") == injected + 1);
+        CHECK(counter(p.client.adapter, "icrc_errors") ==
+              icrc + (kind == SoftNdkFaultCorrupt ? 1 : 0));
     }
+    CHECK(counter(p.client.adapter, "fault_drops") == drops + 1);
+    CHECK(counter(p.client.adapter, "fault_corruptions") == corruptions + 1);
 }
 
 TEST_CASE("fault: with every packet dropped the send fails STATUS_IO_TIMEOUT after its retries",
@@ -240,6 +264,7 @@ TEST_CASE("fault: the next N commands of a kind fail with the given NTSTATUS",
           "[provider][faults][device]") {
     Wsk wsk;
     Side s(wsk);
+    const ULONG64 failed_cmds = counter(s.adapter, "fault_failed_cmds");
     SOFTNDK_FAULT f = fault(SoftNdkFaultFailCommand);
     f.Operation = SoftNdkFaultCommandCreateCq;
     f.Count = 2;
@@ -262,6 +287,7 @@ TEST_CASE("fault: the next N commands of a kind fail with the given NTSTATUS",
     CHECK(s.pd->Dispatch->NdkCreateQp(s.pd, s.cq, s.cq, &s, 8, 8, 1, 1, 0, Done::create, nullptr,
                                       &qp) == STATUS_DEVICE_REMOVED);
     CHECK(qp == nullptr);
+    CHECK(counter(s.adapter, "fault_failed_cmds") == failed_cmds + 3);
 }
 
 TEST_CASE("fault: a QP moved to error cancels its pending requests", "[provider][faults][device]") {
@@ -308,9 +334,15 @@ TEST_CASE("fault: an RNR storm holds a send back for its length, then it complet
     SOFTNDK_FAULT f = fault(SoftNdkFaultRnrStorm, p.server.qp);
     f.TimeNs = 5'000'000;  // 5 ms; the sender waits 0.64 ms (min_rnr_timer 12) per RNR NAK
     REQUIRE(SoftNdkInjectFault(p.server.adapter, &f, nullptr) == STATUS_SUCCESS);
+    const ULONG64 received_rnr = counter(p.client.adapter, "rcvd_rnr_err");
+    const ULONG64 storm_naks = counter(p.client.adapter, "fault_rnr_naks");
     const Exchange e = send_once(p);
     CHECK(e.sent.result.Status == STATUS_SUCCESS);
     CHECK(e.received.Status == STATUS_SUCCESS);
+    // Each RNR NAK the storm sent came back to the sender, which waited and retried.
+    const ULONG64 naks = counter(p.client.adapter, "fault_rnr_naks") - storm_naks;
+    CHECK(naks >= 7);  // 5 ms / 0.64 ms
+    CHECK(counter(p.client.adapter, "rcvd_rnr_err") == received_rnr + naks);
     CHECK(e.took >= 5'000'000 - 2 * clean.took);
     CHECK(e.took < 5'000'000 + 700'000 + 100 * clean.took);
 }
@@ -431,9 +463,11 @@ TEST_CASE("fault API from kernel-style C: a lossy QP's send fails STATUS_IO_TIME
           "[provider][faults][device]") {
     Pair p;
     ULONG id = 0;
+    const ULONG64 drops = counter(p.client.adapter, "fault_drops");
     REQUIRE(FaultsCArmLossyTx(p.client.adapter, p.client.qp, &id) == STATUS_SUCCESS);
     CHECK(id != 0);
     // 8 losses: the first try and all 7 retries.
     CHECK(send_once(p).sent.result.Status == STATUS_IO_TIMEOUT);
     CHECK(FaultsCRemove(p.client.adapter, id) == STATUS_INVALID_PARAMETER);  // spent and gone
+    CHECK(counter(p.client.adapter, "fault_drops") == drops + 8);
 }
