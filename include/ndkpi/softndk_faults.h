@@ -56,7 +56,7 @@ typedef enum _SOFTNDK_FAULT_KIND {
      * sender retries (rcvd_rnr_err); past its RNR retry count its send completes
      * STATUS_IO_TIMEOUT. Probability applies per SEND. */
     SoftNdkFaultRnrStorm = 20,
-    /* Token (a remote token this device handed out) fails every remote access
+    /* Token (a remote token of this consumer's) fails every remote access
      * from model time StartNs (0 = now): the peer's READ or WRITE completes with
      * STATUS_REMOTE_RESOURCES (a remote access error) and its connection fails. */
     SoftNdkFaultExpireToken = 21,
