@@ -1,7 +1,6 @@
 #include "device/faults.hpp"
 
 #include <algorithm>
-#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <stdexcept>
@@ -320,7 +319,8 @@ bool parse_fault_text(std::string_view text, const std::string &origin,
                 if (t.empty() || *end != '\0' || !(p >= 0.0 && p <= 1.0)) {
                     return fail(e, "'" + v + "' is not a probability (0..1 or 0%..100%)");
                 }
-                rq.probability_ppm = static_cast<uint32_t>(std::llround(p * hw::kFaultCertain));
+                // Rounded by hand: std::llround would need libm in C consumers' links.
+                rq.probability_ppm = static_cast<uint32_t>(p * hw::kFaultCertain + 0.5);
             } else if (k == "delay_ns") {
                 if (!number(1, uint64_t{1} << 40)) return fail(e, why);
                 rq.time_ns = n;
@@ -543,6 +543,9 @@ void FaultInjector::record(hw::FaultKind kind, uint32_t object, uint64_t model_n
     logger(Component::kDevice)
         .info("{}: fault {} on #{} at {} ns: {}", device_.config().alias, k ? k->name : "unknown",
               object, model_ns, detail);
+    // Simulated time: the fault shows in the scheduler's trace beside the decisions.
+    sim::trace_note("fault", fmt::format("{} {} on #{} at {} ns: {}", device_.config().alias,
+                                         k ? k->name : "unknown", object, model_ns, detail));
 }
 
 std::shared_ptr<Packet> FaultInjector::copy_of(const Packet &packet) {
