@@ -64,9 +64,12 @@ set_target_properties(softndk_driver_main_shared PROPERTIES
   EXPORT_NAME driver_main
   VERSION ${PROJECT_VERSION}
   SOVERSION ${PROJECT_VERSION_MAJOR})
+# The scheduler of simulated time (softndk/sim.hpp) it calls is libsoftndk_wdk's; only its
+# header is taken from softndk_common.
 target_link_libraries(softndk_driver_main_shared
   PUBLIC softndk_wdk_shared
   PRIVATE softndk_warnings spdlog::spdlog)
+target_include_directories(softndk_driver_main_shared PRIVATE ${PROJECT_SOURCE_DIR}/include)
 # No --no-undefined here: DriverEntry is the program's (the linker exports it from there).
 
 set(_targets softndk_headers softndk_wdk_shared softndk_ndk_shared softndk_driver_main_shared)

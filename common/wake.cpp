@@ -1,16 +1,34 @@
 // wake.cpp - shared futex system calls for the wake protocol (wake.hpp).
 #include "softndk/wake.hpp"
 
+#include "softndk/sim.hpp"
+
 #include <linux/futex.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <ctime>
 
 namespace softndk {
 
 FutexWait futex_wait(uint32_t &word, uint32_t expected, std::chrono::nanoseconds timeout) noexcept {
+    if (sim::attached()) {
+        // Simulated time: the scheduler, not the kernel, decides when this thread runs
+        // again. Only this thread runs now, so the check and the block cannot be split by
+        // an attached waker; wakers outside the simulation go through sim::wake too.
+        if (std::atomic_ref<uint32_t>(word).load(std::memory_order_acquire) != expected)
+            return FutexWait::kValueChanged;
+        const uint64_t deadline =
+            timeout == kWaitForever
+                ? sim::kNever
+                : sim::now_ns() + uint64_t(std::max<int64_t>(timeout.count(), 0));
+        return sim::block(&word, deadline, "futex wait", nullptr, nullptr, nullptr)
+                   ? FutexWait::kWoken
+                   : FutexWait::kTimedOut;
+    }
     timespec ts{};
     timespec *limit = nullptr;
     if (timeout != kWaitForever) {
@@ -37,6 +55,7 @@ FutexWait futex_wait(uint32_t &word, uint32_t expected, std::chrono::nanoseconds
 }
 
 int futex_wake(uint32_t &word, int waiters) noexcept {
+    if (sim::enabled()) sim::wake(&word, waiters > 1);
     return static_cast<int>(syscall(SYS_futex, &word, FUTEX_WAKE, waiters, nullptr, nullptr, 0));
 }
 

@@ -52,6 +52,16 @@ NTSTATUS Adapter::open(NDK_VERSION requested, uint32_t if_index, Adapter **out) 
     a->context_id_ = response.context_id;
     a->limits_ = response.limits;
     a->clock_.set_mode(static_cast<hw::TimeMode>(response.limits.time_mode));
+    if (sim::enabled() &&
+        static_cast<hw::TimeMode>(response.limits.time_mode) != hw::TimeMode::kSimulated) {
+        // The scheduler runs this process's threads; a device elsewhere (the daemon)
+        // would run on its own clock and break both determinism and time.
+        log().error(
+            "{}: SOFTNDK_TIME=simulated needs the embedded device (this one runs in "
+            "time mode {}: unset SOFTNDK_DEVICE or the daemon's socket)",
+            a->name(), response.limits.time_mode);
+        return STATUS_NOT_SUPPORTED;
+    }
     a->rename(fmt::format("adapter#{}", response.context_id));
     if (response.abi_version != hw::kAbiVersion) {
         log().error("{}: device ABI {} != provider ABI {}", a->name(), response.abi_version,
@@ -105,7 +115,7 @@ NTSTATUS Adapter::open(NDK_VERSION requested, uint32_t if_index, Adapter **out) 
     publish(*static_cast<Embedded<NDK_ADAPTER> *>(a.get()), NdkObjectTypeAdapter, a->version_,
             &kAdapterDispatch);
     Adapter *raw = a.get();
-    a->event_thread_ = std::thread([raw] { raw->event_loop(); });
+    a->event_thread_ = sim::Thread(a->name() + " events", [raw] { raw->event_loop(); });
     log().info("{}: open, NDK {}.{} (interface {})", a->name(), a->version_.Major,
                a->version_.Minor, if_index);
     *out = a.release();
@@ -151,6 +161,7 @@ void Adapter::ring(Bell bell, uint32_t queue) {
     const hw::DoorbellKind kind = bell == Bell::kSend      ? hw::DoorbellKind::kSendQueue
                                   : bell == Bell::kReceive ? hw::DoorbellKind::kReceiveQueue
                                                            : hw::DoorbellKind::kCompletionQueue;
+    sim::yield("NDK post");  // an NDK call: a control transfer point in simulated time
     hw::set_doorbell(control_->doorbells, kind, queue);
     client_->ring();
 }

@@ -154,6 +154,21 @@ void Cq::notify(NTSTATUS status) {
 
 template <class Result>
 ULONG Cq::poll(Result *results, ULONG n, uint64_t *times) {
+    sim::yield("NdkGetCqResults");  // an NDK call: a control transfer point (sim.hpp)
+    uint64_t held_until = 0;
+    const ULONG got = poll_ring(results, n, times, held_until);
+    if (got == 0 && sim::attached()) {
+        // Simulated time: a poll that finds nothing costs the host kPollNs, and one that
+        // finds a CQE not due yet waits for it; so a consumer polling in a loop lets
+        // simulated time pass, and sees each completion at its modeled time.
+        sim::sleep_until(held_until != 0 ? held_until : sim::now_ns() + HostClock::kPollNs,
+                         "NdkGetCqResults (nothing due)");
+    }
+    return got;
+}
+
+template <class Result>
+ULONG Cq::poll_ring(Result *results, ULONG n, uint64_t *times, uint64_t &held_until) {
     std::lock_guard lock(poll_mutex_);
     if (broken_) return 0;
     HostClock &clock = adapter()->clock();
@@ -167,6 +182,7 @@ ULONG Cq::poll(Result *results, ULONG n, uint64_t *times) {
         if (!clock.reached(cqe.completion_time_ns) ||
             !clock.poll(cqe.completion_time_ns, got == 0, empty_polls_)) {
             held_back_ = true;
+            held_until = cqe.completion_time_ns;
             break;
         }
         ring_.take(cqe);

@@ -64,7 +64,10 @@ void Adapter::event_loop() {
             if (!did) break;
             continue;
         }
-        if (!did) sleeper.wait(has_work, std::chrono::milliseconds(200));
+        // The 200 ms bound guards against a lost wake-up across processes; simulated time
+        // has none (and a periodic wake-up would keep simulated time running for ever).
+        if (!did)
+            sleeper.wait(has_work, sim::enabled() ? kWaitForever : std::chrono::milliseconds(200));
     }
 }
 
@@ -74,6 +77,7 @@ void Adapter::dispatch(const hw::Eqe &eqe) {
     // consumer sees, so whatever it posts next is dated after it.
     clock_.wait_until(eqe.event_time_ns);
     clock_.observe(eqe.event_time_ns);
+    sim::yield("NDK callback");  // a control transfer point in simulated time (sim.hpp)
     log().trace("{}: EQE type {:#x} object {} status {:#x}", name(), eqe.type, eqe.object,
                 static_cast<uint32_t>(eqe.status));
     switch (type) {

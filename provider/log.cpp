@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <mutex>
 #include <string>
+#include "softndk/sim_log.hpp"
 
 namespace softndk::provider {
 
@@ -15,6 +16,7 @@ spdlog::logger &log() {
         auto l = spdlog::stderr_color_mt("provider");
         const char *env = std::getenv("SOFTNDK_LOG_LEVEL");
         l->set_level(env != nullptr ? spdlog::level::from_str(env) : spdlog::level::warn);
+        sim::stamp_with_simulated_time(*l);
         return l;
     }();
     return *logger;

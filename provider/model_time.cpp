@@ -3,13 +3,14 @@
 #include <algorithm>
 
 #include "softndk/monotonic.hpp"
+#include "softndk/sim.hpp"
 
 namespace softndk::provider {
 
 uint64_t HostClock::now() const {
     const uint64_t seen = seen_.load(std::memory_order_relaxed);
-    if (mode_ != hw::TimeMode::kPaced) return seen;
-    const uint64_t wall = monotonic_ns();
+    if (mode_ == hw::TimeMode::kFunctional) return seen;
+    const uint64_t wall = sim::clock_ns();  // CLOCK_MONOTONIC, or simulated time
     return seen > wall ? seen : wall;
 }
 
@@ -20,7 +21,7 @@ void HostClock::observe(uint64_t t) {
 }
 
 bool HostClock::reached(uint64_t t) const {
-    return mode_ != hw::TimeMode::kPaced || monotonic_ns() >= t;
+    return mode_ == hw::TimeMode::kFunctional || sim::clock_ns() >= t;
 }
 
 void HostClock::consume(uint64_t t) {
@@ -52,6 +53,7 @@ bool HostClock::poll(uint64_t t, bool first, uint32_t &empty_polls) {
 
 void HostClock::wait_until(uint64_t t) const {
     if (mode_ == hw::TimeMode::kPaced) wait_until_monotonic(t);
+    if (mode_ == hw::TimeMode::kSimulated) sim::sleep_until(t, "model time");
 }
 
 }  // namespace softndk::provider

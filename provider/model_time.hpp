@@ -4,7 +4,9 @@
 // starting from when the host rang the doorbell. The provider supplies that start:
 // the latest model time the consumer can have seen through the adapter handle, that
 // is the completion time of every CQE and event the provider handed it (functional
-// mode), or the monotonic clock (paced mode, where model time is CLOCK_MONOTONIC).
+// mode), or the monotonic clock (paced mode, where model time is CLOCK_MONOTONIC), or
+// simulated time (simulated mode, softndk/sim.hpp: paced mode's rules on the
+// scheduler's clock; an empty CQ poll costs the host kPollNs there, cq.cpp).
 //
 // One clock per adapter handle (NDK_ADAPTER), the way a host has one: a driver
 // normally opens one handle, and its threads hand work to each other, so a post may

@@ -39,6 +39,7 @@
 #include "softndk/device_client.hpp"
 #include "softndk/hw_interface.hpp"
 #include "softndk/ring.hpp"
+#include "softndk/sim.hpp"
 #include "softndk/wake.hpp"
 
 #include "model_time.hpp"
@@ -180,14 +181,14 @@ class Adapter : public Embedded<NDK_ADAPTER>, public Object {
     std::atomic<uint32_t> sequence_{1};
     std::atomic<uint32_t> next_id_{1};
 
-    std::thread event_thread_;
+    sim::Thread event_thread_;
     std::atomic<bool> stop_{false};
     std::mutex work_mutex_;
     std::deque<std::function<void()>> work_;
     std::atomic<bool> work_pending_{false};
 
     std::mutex drained_mutex_;
-    std::condition_variable drained_cv_;
+    sim::ConditionVariable drained_cv_{"NdkCloseAdapter (objects still open)"};
     bool drained_ = false;
 };
 
@@ -231,6 +232,10 @@ class Cq : public Embedded<NDK_CQ>, public Object {
     // Up to n completions; with `times`, times[i] = the model time of results[i]
     // (SoftNDK's model-time extension). Paced mode returns none before its time.
     ULONG poll(Result *results, ULONG n, uint64_t *times = nullptr);
+    // poll()'s work on the ring; `held_until` is the completion time of a CQE it left
+    // because it was not due (0: none).
+    template <class Result>
+    ULONG poll_ring(Result *results, ULONG n, uint64_t *times, uint64_t &held_until);
 
     // NdkResizeCq, synchronous (hw_interface.hpp kResizeCq for the contract). The
     // consumer serialises GetCqResults/ArmCq per CQ but not with ResizeCq

@@ -20,7 +20,7 @@ struct WskClient {
     ULONGLONG magic = kRegistrationMagic;
     WSK_CLIENT_NPI npi{};
     std::mutex mutex;
-    std::condition_variable idle;
+    sim::ConditionVariable idle{"WskDeregister (captures outstanding)"};
     uint32_t captures = 0;  // WskCaptureProviderNPI minus WskReleaseProviderNPI
     uint32_t adapters = 0;  // open adapters
     bool deregistering = false;

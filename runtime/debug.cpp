@@ -14,6 +14,7 @@
 #include <memory>
 #include <optional>
 
+#include "softndk/sim_log.hpp"
 #include "wdk_internal.hpp"
 
 namespace softndk::wdk {
@@ -34,6 +35,7 @@ std::shared_ptr<spdlog::logger> make_logger() {
     auto created =
         std::make_shared<spdlog::logger>("wdk", std::make_shared<spdlog::sinks::stderr_sink_mt>());
     created->set_level(log_level_from_environment());
+    sim::stamp_with_simulated_time(*created);
     created->flush_on(spdlog::level::err);
     try {
         spdlog::register_logger(created);
@@ -73,7 +75,6 @@ enum class Length {
     kPtrdiff,
     kWide
 };
-
 
 // Wide text to UTF-8: at most `count` characters, stopping early at a NUL.
 std::string wide_to_utf8(const wchar_t *text, size_t count) {

@@ -8,12 +8,14 @@
 #include <array>
 #include <atomic>
 #include <condition_variable>
+#include <cstdio>
 #include <mutex>
 #include <optional>
 #include <thread>
 
 #include <spdlog/fmt/fmt.h>
 
+#include "softndk/sim.hpp"
 #include "wdk_internal.hpp"
 
 namespace softndk::wdk {
@@ -27,7 +29,9 @@ static_assert(sizeof(KWAIT_BLOCK) == 48, "KWAIT_BLOCK must keep Windows' x64 siz
 // A thread blocked in KeWaitFor*; lives on that thread's stack. Every member is guarded by
 // Dispatcher::lock. Its KWAIT_BLOCKs (Count of them) point back here through ->Thread.
 struct Waiter {
-    std::condition_variable wake;
+    // `what`: the wait as a deadlock report names it (it outlives the Waiter).
+    explicit Waiter(const char *what) : wake(what) {}
+    sim::ConditionVariable wake;
     WAIT_TYPE type = WaitAny;
     ULONG count = 0;
     PKWAIT_BLOCK blocks = nullptr;
@@ -258,7 +262,32 @@ NTSTATUS wait_locked(ULONG count, Object *const *events, WAIT_TYPE type,
     if (auto status = satisfy_at_once(count, events, type, thread)) return *status;
     if (deadline.kind == Deadline::Kind::kPoll) return STATUS_TIMEOUT;
 
-    Waiter waiter;
+    // What simulated time's deadlock report says this thread waits for.
+    char what[96];
+    const auto type_name = [](const Object *o) {
+        switch (o->Type) {
+            case kMutantObject:
+                return "KMUTEX";
+            case kSemaphoreObject:
+                return "KSEMAPHORE";
+            case kThreadObject:
+                return "thread";
+            case kTimerNotificationObject:
+            case kTimerSynchronizationObject:
+                return "KTIMER";
+            default:
+                return "KEVENT";
+        }
+    };
+    if (count == 1) {
+        std::snprintf(what, sizeof what, "KeWaitForSingleObject(%s %p)", type_name(events[0]),
+                      static_cast<const void *>(events[0]));
+    } else {
+        std::snprintf(what, sizeof what, "KeWaitForMultipleObjects(%lu, %s, first %s %p)",
+                      static_cast<unsigned long>(count), type == WaitAll ? "WaitAll" : "WaitAny",
+                      type_name(events[0]), static_cast<const void *>(events[0]));
+    }
+    Waiter waiter(what);
     waiter.thread = thread;
     waiter.type = type;
     waiter.count = count;
@@ -290,6 +319,7 @@ NTSTATUS wait_locked(ULONG count, Object *const *events, WAIT_TYPE type,
 
 NTSTATUS wait(ULONG count, Object *const *events, WAIT_TYPE type, const LARGE_INTEGER *timeout,
               PKWAIT_BLOCK blocks) {
+    sim::yield("KeWaitFor*");  // a control transfer point in simulated time (sim.hpp)
     const NTSTATUS status = wait_locked(count, events, type, timeout, blocks);
     enter_regions_for_mutexes(count, events, type, status);
     return status;
@@ -403,7 +433,11 @@ VOID NTAPI KeInitializeEvent(PRKEVENT Event, EVENT_TYPE Type, BOOLEAN State) {
 LONG NTAPI KeSetEvent(PRKEVENT Event, KPRIORITY Increment, BOOLEAN Wait) {
     (void)Increment;
     (void)Wait;
-    return wdk::signal_object(&wdk::as_event(Event, "KeSetEvent")->Header);
+    const LONG previous = wdk::signal_object(&wdk::as_event(Event, "KeSetEvent")->Header);
+    // A control transfer point in simulated time: a waiter the signal released may run
+    // before the signaller's next instruction, as a preempting waiter can on Windows.
+    softndk::sim::yield("KeSetEvent");
+    return previous;
 }
 
 LONG NTAPI KeResetEvent(PRKEVENT Event) {
@@ -476,6 +510,28 @@ NTSTATUS NTAPI KeDelayExecutionThread(KPROCESSOR_MODE WaitMode, BOOLEAN Alertabl
     }
     if (Interval == nullptr) wdk::fatal("KeDelayExecutionThread: Interval is NULL");
     const wdk::Deadline deadline = wdk::deadline_from_timeout(Interval);
+    if (softndk::sim::attached()) {
+        // Simulated time: the delay is a block on the scheduler's clock (deadline.at is in
+        // simulated time then); an infinite one blocks for good, which the scheduler
+        // reports as a deadlock if nothing else can run.
+        const wdk::BlockingScope blocking;
+        switch (deadline.kind) {
+            case wdk::Deadline::Kind::kPoll:
+                softndk::sim::yield("KeDelayExecutionThread");
+                break;
+            case wdk::Deadline::Kind::kAt:
+                softndk::sim::sleep_until(
+                    static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                              deadline.at.time_since_epoch())
+                                              .count()),
+                    "KeDelayExecutionThread");
+                break;
+            case wdk::Deadline::Kind::kInfinite:
+                softndk::sim::sleep_until(softndk::sim::kNever, "KeDelayExecutionThread (forever)");
+                break;
+        }
+        return STATUS_SUCCESS;
+    }
     switch (deadline.kind) {
         case wdk::Deadline::Kind::kPoll:
             sched_yield();

@@ -8,6 +8,7 @@
 
 #include <spdlog/fmt/fmt.h>
 
+#include "softndk/sim.hpp"
 #include "wdk_internal.hpp"
 
 namespace softndk::wdk {
@@ -80,7 +81,7 @@ class DpcProcessor {
     // again.
     void start() {
         try {
-            std::thread([this] { run(); }).detach();
+            sim::start_detached("DPC", [this] { run(); });
             started_ = true;
         } catch (const std::system_error &error) {
             logger().error("DPCs: cannot start the DPC thread ({}); queued DPCs wait",
@@ -105,6 +106,7 @@ class DpcProcessor {
             dpc->DpcData = nullptr;
             running_ = true;
             guard.unlock();
+            sim::yield("DPC dispatch");
             const KIRQL old = KfRaiseIrql(DISPATCH_LEVEL);
             routine(dpc, context, argument1, argument2);
             const KIRQL irql = KeGetCurrentIrql();
@@ -121,7 +123,7 @@ class DpcProcessor {
     }
 
     std::mutex lock_;
-    std::condition_variable ready_;
+    sim::ConditionVariable ready_{"DPC queue (idle)"};
     PRKDPC head_ = nullptr;
     bool running_ = false;  // a routine is running (the driver runner's "work is done")
     PRKDPC tail_ = nullptr;

@@ -37,6 +37,7 @@
 #include <string>
 #include <thread>
 
+#include "softndk/sim.hpp"
 #include "wdk_internal.hpp"
 
 extern "C" DRIVER_INITIALIZE DriverEntry;
@@ -57,16 +58,21 @@ bool runtime_idle() {
 
 // Waits for idleness (or only for a signal), up to `timeout` (0 = none). False on timeout.
 bool wait_until_done(bool until_signal, std::chrono::seconds timeout) {
-    const auto start = std::chrono::steady_clock::now();
+    // In simulated time (SOFTNDK_TIME=simulated) these 20 ms are simulated too.
+    const auto start = softndk::sim::steady_now();
     int idle_checks = 0;
     while (!g_signalled.load()) {
         if (!until_signal) {
             idle_checks = runtime_idle() ? idle_checks + 1 : 0;
             if (idle_checks >= 2) return true;
         }
-        if (timeout.count() > 0 && std::chrono::steady_clock::now() - start >= timeout)
-            return false;
-        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+        if (timeout.count() > 0 && softndk::sim::steady_now() - start >= timeout) return false;
+        if (softndk::sim::attached()) {
+            softndk::sim::sleep_until(softndk::sim::now_ns() + 20'000'000,
+                                      "driver runner (idle check)", true);
+        } else {
+            std::this_thread::sleep_for(std::chrono::milliseconds(20));
+        }
     }
     return true;
 }
@@ -144,6 +150,9 @@ int main(int argc, char **argv) {
         }
     }
     softndk::wdk::ensure_service_key(program);
+    // Simulated time: the runner's thread is the run's first (the root); the run ends
+    // when it returns from main.
+    softndk::sim::attach_current("main");
 
     const NTSTATUS entry = DriverEntry(&driver, &registry_path);
     if (!NT_SUCCESS(entry)) {

@@ -13,6 +13,7 @@
 
 #include <spdlog/fmt/fmt.h>
 
+#include "softndk/sim.hpp"
 #include "wdk_internal.hpp"
 
 namespace softndk::wdk {
@@ -68,6 +69,7 @@ void acquire_guarded(PKGUARDED_MUTEX mutex, const char *caller) {
                         "deadlocks on Windows)",
                         caller, static_cast<void *>(mutex)));
     }
+    sim::yield(caller);  // a control transfer point in simulated time
     if (mutex_count(mutex).fetch_sub(1, std::memory_order_acquire) != 1) {
         std::atomic_ref<ULONG>(mutex->Contention).fetch_add(1, std::memory_order_relaxed);
         KeWaitForSingleObject(&mutex->Event, WrExecutive, KernelMode, FALSE, nullptr);
@@ -140,7 +142,7 @@ constexpr ULONG kResourceMagic = 0x53524552;  // "RERS"
 struct ResourceState {
     ULONG magic = kResourceMagic;
     std::mutex lock;
-    std::condition_variable changed;
+    sim::ConditionVariable changed{"ERESOURCE"};
     PKTHREAD exclusive_owner = nullptr;
     ULONG exclusive_count = 0;
     std::unordered_map<PKTHREAD, ULONG> shared_owners;  // thread -> holds
@@ -176,6 +178,7 @@ bool acquire_exclusive(PERESOURCE resource, BOOLEAN wait, const char *caller) {
     check_irql_at_most(APC_LEVEL, caller, resource);
     check_apcs_disabled(caller, resource);
     ResourceState &state = state_of(resource, caller);
+    if (wait) sim::yield(caller);  // a control transfer point in simulated time
     const PKTHREAD self = KeGetCurrentThread();
     std::unique_lock guard(state.lock);
     if (state.exclusive_owner == self) {
@@ -216,6 +219,7 @@ bool acquire_shared(PERESOURCE resource, BOOLEAN wait, SharedRule rule, const ch
     check_irql_at_most(APC_LEVEL, caller, resource);
     check_apcs_disabled(caller, resource);
     ResourceState &state = state_of(resource, caller);
+    if (wait) sim::yield(caller);  // a control transfer point in simulated time
     const PKTHREAD self = KeGetCurrentThread();
     std::unique_lock guard(state.lock);
     if (state.exclusive_owner == self) {
@@ -290,7 +294,7 @@ constexpr ULONG_PTR kPushShareUnit = 4;
 // `lock`, so no wake-up is lost.
 struct PushLockParking {
     std::mutex lock;
-    std::condition_variable released;
+    sim::ConditionVariable released{"push lock"};
 };
 
 PushLockParking &parking() {
@@ -299,6 +303,7 @@ PushLockParking &parking() {
 
 template <class CanTake, class Taken>
 void acquire_push_lock(PEX_PUSH_LOCK push_lock, CanTake can_take, Taken taken) {
+    sim::yield("ExAcquirePushLock");  // a control transfer point in simulated time
     std::atomic_ref<ULONG_PTR> word(*push_lock);
     for (;;) {
         ULONG_PTR seen = word.load(std::memory_order_relaxed);
@@ -339,7 +344,9 @@ std::atomic_ref<LONG> spin_word(PEX_SPIN_LOCK lock) {
 }
 
 void pause_or_yield(unsigned attempt) {
-    if (attempt < kSpinsBeforeYield) {
+    if (sim::attached()) {
+        sim::spin_pause("shared spin lock");
+    } else if (attempt < kSpinsBeforeYield) {
         cpu_relax();
     } else {
         sched_yield();

@@ -10,6 +10,7 @@
 
 #include <spdlog/fmt/fmt.h>
 
+#include "softndk/sim.hpp"
 #include "wdk_internal.hpp"
 
 struct _EX_TIMER {
@@ -58,7 +59,7 @@ void check_irql_at_most(KIRQL highest, const char *caller, const void *object) {
 }
 
 LARGE_INTEGER relative_until(std::chrono::steady_clock::time_point at) {
-    const auto now = std::chrono::steady_clock::now();
+    const auto now = softndk::sim::steady_now();
     LARGE_INTEGER due;
     const auto units = std::chrono::duration_cast<std::chrono::nanoseconds>(at - now).count() / 100;
     due.QuadPart = units > 0 ? -units : 0;  // 0 expires at once
@@ -118,7 +119,7 @@ VOID expire(PKDPC, PVOID context, PVOID, PVOID) {
     }
     // The next due time is Period after the previous one; periods already missed are skipped.
     const auto period = std::chrono::nanoseconds(timer->period * 100);
-    const auto now = std::chrono::steady_clock::now();
+    const auto now = softndk::sim::steady_now();
     timer->next_due += period;
     if (timer->next_due < now) {
         const auto behind = (now - timer->next_due) / period + 1;
@@ -164,7 +165,7 @@ BOOLEAN NTAPI ExSetTimer(PEX_TIMER Timer, LONGLONG DueTime, LONGLONG Period,
     LARGE_INTEGER due;
     due.QuadPart = DueTime;
     const wdk::Deadline deadline = wdk::deadline_from_timeout(&due);
-    const auto now = std::chrono::steady_clock::now();
+    const auto now = softndk::sim::steady_now();
     switch (deadline.kind) {
         case wdk::Deadline::Kind::kPoll:
             Timer->next_due = now;

@@ -3,6 +3,7 @@
 
 #include <atomic>
 
+#include "softndk/sim.hpp"
 #include "wdk_internal.hpp"
 
 namespace softndk::wdk {
@@ -24,6 +25,7 @@ ULONG_PTR owner_token() {
 constexpr unsigned kSpinsBeforeYield = 64;
 
 void acquire(PKSPIN_LOCK lock) {
+    sim::yield("KeAcquireSpinLock");  // a control transfer point in simulated time
     std::atomic_ref<ULONG_PTR> word(*lock);
     const ULONG_PTR self = owner_token();
     for (unsigned attempt = 0;; ++attempt) {
@@ -36,7 +38,9 @@ void acquire(PKSPIN_LOCK lock) {
             bugcheck(SPIN_LOCK_ALREADY_OWNED, reinterpret_cast<ULONG_PTR>(lock), 0, 0, 0,
                      "the thread acquires a spin lock it already holds (a deadlock on Windows)");
         }
-        if (attempt < kSpinsBeforeYield) {
+        if (sim::attached()) {
+            sim::spin_pause("KeAcquireSpinLock (held)");
+        } else if (attempt < kSpinsBeforeYield) {
             cpu_relax();
         } else {
             sched_yield();
@@ -81,7 +85,9 @@ void set_queue_lock(PKSPIN_LOCK_QUEUE entry, PKSPIN_LOCK lock, ULONG_PTR flags) 
 template <class Done>
 void spin_until(Done done) {
     for (unsigned attempt = 0; !done(); ++attempt) {
-        if (attempt < kSpinsBeforeYield) {
+        if (sim::attached()) {
+            sim::spin_pause("queued spin lock (held)");
+        } else if (attempt < kSpinsBeforeYield) {
             cpu_relax();
         } else {
             sched_yield();
@@ -90,6 +96,7 @@ void spin_until(Done done) {
 }
 
 void acquire_queued(PKSPIN_LOCK lock, PKLOCK_QUEUE_HANDLE handle) {
+    sim::yield("KeAcquireInStackQueuedSpinLock");
     PKSPIN_LOCK_QUEUE self = &handle->LockQueue;
     __atomic_store_n(&self->Next, nullptr, __ATOMIC_RELAXED);
     set_queue_lock(self, lock, kQueueWait);

@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "softndk/sim.hpp"
 #include "wdk_internal.hpp"
 
 namespace softndk::wdk {
@@ -23,8 +24,13 @@ class CacheLock {
   public:
     explicit CacheLock(GENERAL_LOOKASIDE_POOL &list) : lock_(list.ListLock) {
         while (__atomic_exchange_n(&lock_, 1, __ATOMIC_ACQUIRE) != 0) {
-            while (__atomic_load_n(&lock_, __ATOMIC_RELAXED) != 0)
-                cpu_relax();
+            while (__atomic_load_n(&lock_, __ATOMIC_RELAXED) != 0) {
+                if (sim::attached()) {
+                    sim::spin_pause("lookaside list lock");
+                } else {
+                    cpu_relax();
+                }
+            }
         }
     }
     ~CacheLock() { __atomic_store_n(&lock_, 0, __ATOMIC_RELEASE); }

@@ -17,6 +17,7 @@
 
 #include <evntrace.h>
 
+#include "softndk/sim.hpp"
 #include "wdk_internal.hpp"
 
 // A callback object (\Callback\Name).
@@ -108,7 +109,7 @@ struct DeviceInterface {
     bool enabled = false;
 };
 std::mutex g_pnp_lock;
-std::condition_variable g_pnp_idle;
+sim::ConditionVariable g_pnp_idle{"PnP notification"};
 std::list<std::shared_ptr<PnpRegistration>> g_pnp_registrations;
 std::vector<DeviceInterface> g_interfaces;
 std::map<PDEVICE_OBJECT, ULONG> g_interface_device_numbers;

@@ -16,6 +16,7 @@
 
 #include <spdlog/fmt/fmt.h>
 
+#include "softndk/sim.hpp"
 #include "wdk_internal.hpp"
 
 // The thread object. Only PETHREAD pointers leave the runtime.
@@ -26,6 +27,7 @@ struct _ETHREAD {
     PKSTART_ROUTINE routine;
     PVOID context;
     NTSTATUS exit_status;
+    softndk::sim::Ticket sim_ticket;  // simulated time: the thread as the scheduler knows it
 };
 
 namespace softndk::wdk {
@@ -131,6 +133,7 @@ struct ThreadExit {
         signal_object(&self->Header);
         dereference(self, "system thread exit");
         g_live_threads.fetch_sub(1, std::memory_order_acq_rel);
+        sim::depart();  // thread exit: a control transfer point in simulated time
     }
 };
 
@@ -161,6 +164,7 @@ PETHREAD new_thread_object(LONG_PTR references) {
 
 void *system_thread_main(void *argument) {
     auto *thread = static_cast<PETHREAD>(argument);
+    sim::arrive(thread->sim_ticket);  // runs when the scheduler picks it (simulated time)
     t_current = thread;
     const ThreadExit exit{thread};
     thread->routine(thread->context);
@@ -241,6 +245,9 @@ NTSTATUS NTAPI PsCreateSystemThread(PHANDLE ThreadHandle, ULONG DesiredAccess,
 
     const HANDLE handle = wdk::handles().insert(thread);
     wdk::g_live_threads.fetch_add(1, std::memory_order_acq_rel);
+    static std::atomic<unsigned> started{0};
+    thread->sim_ticket = softndk::sim::prepare_thread(
+        "system thread " + std::to_string(started.fetch_add(1, std::memory_order_relaxed) + 1));
     pthread_attr_t attributes;
     pthread_attr_init(&attributes);
     pthread_attr_setdetachstate(&attributes, PTHREAD_CREATE_DETACHED);
@@ -251,6 +258,7 @@ NTSTATUS NTAPI PsCreateSystemThread(PHANDLE ThreadHandle, ULONG DesiredAccess,
         wdk::logger().error("PsCreateSystemThread: pthread_create failed (error {})", error);
         wdk::handles().remove(handle);
         wdk::g_live_threads.fetch_sub(1, std::memory_order_acq_rel);
+        softndk::sim::abandon(thread->sim_ticket);
         thread->magic = 0;
         delete thread;
         return STATUS_INSUFFICIENT_RESOURCES;
@@ -261,6 +269,7 @@ NTSTATUS NTAPI PsCreateSystemThread(PHANDLE ThreadHandle, ULONG DesiredAccess,
             reinterpret_cast<HANDLE>(wdk::g_next_thread_id.fetch_add(4, std::memory_order_relaxed));
     }
     *ThreadHandle = handle;
+    softndk::sim::yield("PsCreateSystemThread");  // the new thread may run first
     return STATUS_SUCCESS;
 }
 

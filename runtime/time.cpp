@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <thread>
 
+#include "softndk/sim.hpp"
 #include "wdk_internal.hpp"
 
 namespace softndk::wdk {
@@ -15,7 +16,17 @@ constexpr int64_t kUnixEpochAsSystemTime = 116'444'736'000'000'000;
 // Relative timeouts longer than this wait forever (and keep the arithmetic in range).
 constexpr uint64_t kLongestFiniteTimeout = 100ULL * 366 * 24 * 3600 * kUnitsPerSecond;
 
+// Simulated time's calendar: the run begins at 2026-01-01 00:00:00 UTC, whatever the host's
+// clock says, so that a seed replays to the same timestamps.
+constexpr int64_t kSimulatedEpochAsUnixSeconds = 1'767'225'600;
+
 int64_t read_clock(clockid_t clock) {
+    if (sim::enabled()) {
+        const auto units = static_cast<int64_t>(sim::now_ns() / 100);
+        if (clock == CLOCK_REALTIME || clock == CLOCK_REALTIME_COARSE)
+            return kSimulatedEpochAsUnixSeconds * kUnitsPerSecond + units;
+        return units;
+    }
     timespec now{};
     clock_gettime(clock, &now);
     return static_cast<int64_t>(now.tv_sec) * kUnitsPerSecond + now.tv_nsec / 100;
@@ -41,8 +52,8 @@ Deadline deadline_from_timeout(const LARGE_INTEGER *timeout) {
         units = static_cast<uint64_t>(value - now);
     }
     if (units > kLongestFiniteTimeout) return {Kind::kInfinite, {}};
-    return {Kind::kAt, std::chrono::steady_clock::now() +
-                           std::chrono::nanoseconds(static_cast<int64_t>(units) * 100)};
+    return {Kind::kAt,
+            sim::steady_now() + std::chrono::nanoseconds(static_cast<int64_t>(units) * 100)};
 }
 
 }  // namespace softndk::wdk
@@ -85,6 +96,11 @@ ULONGLONG NTAPI KeQueryUnbiasedInterruptTime(VOID) {
 }
 
 VOID NTAPI KeStallExecutionProcessor(ULONG MicroSeconds) {
+    if (softndk::sim::attached()) {  // a busy wait costs simulated time, and lets others run
+        softndk::sim::sleep_until(softndk::sim::now_ns() + uint64_t{MicroSeconds} * 1000,
+                                  "KeStallExecutionProcessor");
+        return;
+    }
     const auto end = std::chrono::steady_clock::now() + std::chrono::microseconds(MicroSeconds);
     while (std::chrono::steady_clock::now() < end) {
         softndk::wdk::cpu_relax();

@@ -9,6 +9,7 @@
 
 #include <spdlog/fmt/fmt.h>
 
+#include "softndk/sim.hpp"
 #include "wdk_internal.hpp"
 
 namespace softndk::wdk {
@@ -20,6 +21,10 @@ static_assert(offsetof(KTIMER, Dpc) == 0x30);
 static_assert(offsetof(KTIMER, Period) == 0x3C);
 
 using Clock = std::chrono::steady_clock;
+// Now on Clock: the steady clock, or simulated time (softndk/sim.hpp).
+Clock::time_point clock_now() {
+    return sim::steady_now();
+}
 
 // KTIMER.DueTime holds the expiry on the steady clock, in 100 ns units since its epoch (the
 // analogue of Windows' interrupt time); kNever for a due time beyond 100 years.
@@ -61,7 +66,7 @@ class TimerQueue {
         timer->Period = static_cast<ULONG>(period);
         switch (deadline.kind) {
             case Deadline::Kind::kPoll:
-                timer->DueTime.QuadPart = to_units(Clock::now());
+                timer->DueTime.QuadPart = to_units(clock_now());
                 break;
             case Deadline::Kind::kAt:
                 timer->DueTime.QuadPart = to_units(deadline.at);
@@ -109,7 +114,7 @@ class TimerQueue {
     // Under lock_. If the thread cannot start, the timers stay set and the next set tries again.
     void start() {
         try {
-            std::thread([this] { run(); }).detach();
+            sim::start_detached("timer", [this] { run(); });
             started_ = true;
         } catch (const std::system_error &error) {
             logger().error("timers: cannot start the timer thread ({}); set timers wait",
@@ -130,7 +135,7 @@ class TimerQueue {
                 continue;
             }
             const Clock::time_point due = to_time_point(first.DueTime.QuadPart);
-            if (Clock::now() < due) {
+            if (clock_now() < due) {
                 changed_.wait_until(guard, due);
                 continue;
             }
@@ -143,7 +148,7 @@ class TimerQueue {
         unlink(timer);
         if (timer.Period != 0) {
             const ULONGLONG period = static_cast<ULONGLONG>(timer.Period) * kUnitsPerMillisecond;
-            const ULONGLONG now = to_units(Clock::now());
+            const ULONGLONG now = to_units(clock_now());
             ULONGLONG next = timer.DueTime.QuadPart + period;
             if (next <= now) next += ((now - next) / period + 1) * period;  // skip missed periods
             timer.DueTime.QuadPart = next;
@@ -172,7 +177,7 @@ class TimerQueue {
     }
 
     std::mutex lock_;
-    std::condition_variable changed_;
+    sim::ConditionVariable changed_{"timer queue"};
     LIST_ENTRY armed_;  // set KTIMERs through TimerListEntry
     bool started_ = false;
 };

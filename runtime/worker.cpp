@@ -12,6 +12,7 @@
 
 #include <spdlog/fmt/fmt.h>
 
+#include "softndk/sim.hpp"
 #include "wdk_internal.hpp"
 
 // The runtime's IO_WORKITEM (opaque to consumers). Allocated from pool, so tests' leak checks
@@ -47,7 +48,10 @@ void insert_tail(LIST_ENTRY &head, LIST_ENTRY &entry) {
 
 class WorkerPool {
   public:
-    WorkerPool() : concurrency_(std::max(2U, std::thread::hardware_concurrency())) {
+    // Simulated time runs on no particular machine: a fixed level, so a seed replays the
+    // same anywhere.
+    WorkerPool()
+        : concurrency_(sim::enabled() ? 2U : std::max(2U, std::thread::hardware_concurrency())) {
         queue_.Flink = queue_.Blink = &queue_;
     }
 
@@ -93,7 +97,7 @@ class WorkerPool {
   private:
     // An idle worker; lives on its stack while it sleeps.
     struct Parking {
-        std::condition_variable wake;
+        sim::ConditionVariable wake{"work queue (idle worker)"};
         bool woken = false;
     };
 
@@ -109,7 +113,8 @@ class WorkerPool {
                 parking->wake.notify_one();
             } else if (threads_ < kMaxThreads) {
                 try {
-                    std::thread([this] { worker_main(); }).detach();
+                    sim::start_detached("worker " + std::to_string(threads_ + 1),
+                                        [this] { worker_main(); });
                 } catch (const std::system_error &error) {
                     logger().error(
                         "work items: cannot start a worker thread ({}); {} item(s) "
@@ -175,6 +180,7 @@ void WorkerPool::worker_main() {
             const PWORKER_THREAD_ROUTINE routine = item->WorkerRoutine;
             const PVOID parameter = item->Parameter;
             guard.unlock();
+            sim::yield("work item dispatch");
             // From here on `item` belongs to the routine: it may free or requeue it.
             t_running_for = this;
             routine(parameter);
@@ -336,9 +342,10 @@ VOID NTAPI IoUninitializeWorkItem(PIO_WORKITEM IoWorkItem) {
     wdk::check_queue_irql("IoUninitializeWorkItem", IoWorkItem);
     wdk::checked_io_work_item(IoWorkItem, "IoUninitializeWorkItem");
     if (!IoWorkItem->caller_owned) {
-        wdk::fatal(fmt::format("IoUninitializeWorkItem: IO_WORKITEM {} came from "
-                               "IoAllocateWorkItem (free it with IoFreeWorkItem)",
-                               static_cast<void *>(IoWorkItem)));
+        wdk::fatal(
+            fmt::format("IoUninitializeWorkItem: IO_WORKITEM {} came from "
+                        "IoAllocateWorkItem (free it with IoFreeWorkItem)",
+                        static_cast<void *>(IoWorkItem)));
     }
     if (wdk::pool().is_queued(IoWorkItem->item)) {
         wdk::fatal(fmt::format("IoUninitializeWorkItem: IO_WORKITEM {} is still queued",
@@ -351,9 +358,10 @@ VOID NTAPI IoFreeWorkItem(PIO_WORKITEM IoWorkItem) {
     wdk::check_queue_irql("IoFreeWorkItem", IoWorkItem);
     wdk::checked_io_work_item(IoWorkItem, "IoFreeWorkItem");
     if (IoWorkItem->caller_owned) {
-        wdk::fatal(fmt::format("IoFreeWorkItem: IO_WORKITEM {} was initialised by the caller "
-                               "(IoInitializeWorkItem; end it with IoUninitializeWorkItem)",
-                               static_cast<void *>(IoWorkItem)));
+        wdk::fatal(
+            fmt::format("IoFreeWorkItem: IO_WORKITEM {} was initialised by the caller "
+                        "(IoInitializeWorkItem; end it with IoUninitializeWorkItem)",
+                        static_cast<void *>(IoWorkItem)));
     }
     if (wdk::pool().is_queued(IoWorkItem->item)) {
         wdk::fatal(

@@ -14,9 +14,10 @@ namespace softndk::emu {
 namespace {
 AdapterConfig with_profile(AdapterConfig config) {
     if (config.profile.name.empty()) config.profile = *find_profile("roce-default");
-    if (config.time_mode == hw::TimeMode::kSimulated)
+    if (config.time_mode == hw::TimeMode::kSimulated && !sim::enabled())
         throw std::runtime_error("adapter " + config.alias +
-                                 ": simulated time is not built yet (use functional or paced)");
+                                 ": simulated time runs the consumer and the device in one "
+                                 "process under SOFTNDK_TIME=simulated (the embedded device)");
     // What the provider must know of the model: how its clock relates to the device's,
     // and how large a WQE it may push with the doorbell.
     config.profile.limits.time_mode = static_cast<uint32_t>(config.time_mode);
@@ -30,17 +31,21 @@ Device::Device(AdapterConfig config, std::shared_ptr<Fabric> fabric,
     : config_(with_profile(std::move(config))),
       fabric_(std::move(fabric)),
       allocator_(allocator ? std::move(allocator) : std::make_unique<HeapMemoryAllocator>()),
-      clock_(config_.time_mode == hw::TimeMode::kPaced),
+      clock_(config_.time_mode != hw::TimeMode::kFunctional),
       timing_(config_.profile.cost, config_.time_mode == hw::TimeMode::kPaced ? monotonic_ns() : 0),
       mpt_(MptLimits{1u << 16, config_.profile.limits.max_fast_register_pages}),
       cqs_(kMaxQueues),
       qps_(kMaxQueues),
       srqs_(kMaxQueues) {
     cm_ = std::make_unique<cm::ConnectionManager>(*this);
+    // SOFTNDK_SEED and SOFTNDK_FAULTS are read before the port goes up, so no packet
+    // passes unfaulted; a bad value throws like a bad SOFTNDK_CONFIG.
+    faults_ = std::make_unique<FaultInjector>(*this, FaultInjector::seed_from_environment());
+    faults_->load_environment();
     vport_ = fabric_->attach(this, config_.addresses);
     if (vport_ == 0)
         throw std::runtime_error("adapter " + config_.alias + ": address already in use");
-    progress_ = std::thread([this] { progress_loop(); });
+    progress_ = sim::Thread(config_.alias + " timers", [this] { progress_loop(); });
     logger(Component::kDevice)
         .info("{}: if_index {} up, profile {}, vport {}", config_.alias, config_.if_index,
               config_.profile.name, vport_);
@@ -139,7 +144,8 @@ void Device::transmit(Qp &qp, Packet &&packet, uint64_t ready_ns) {
     logger(Component::kRc)
         .trace("qp#{} -> qp#{} {} psn {:#x} len {}", qp.number, d.bth.dest_qp,
                wire::to_string(d.bth.opcode), d.bth.psn, d.payload.size());
-    fabric_->send(std::move(packet));
+    faults_->transmit(qp.number, qp.context, std::move(packet),
+                      [this](Packet &&p) { fabric_->send(std::move(p)); });
 }
 
 uint64_t Device::push_cqe(Cq &cq, const hw::Cqe &cqe, hw::CqeOpcode opcode, uint64_t ready_ns) {
@@ -190,9 +196,11 @@ void Device::schedule(SteadyTime when, std::function<void()> fn) {
 }
 
 SteadyTime Device::wall_deadline(uint64_t now_ns, uint64_t deadline_ns) const {
-    if (time_mode() == hw::TimeMode::kPaced)
-        return SteadyTime(std::chrono::nanoseconds(deadline_ns));  // steady_clock: CLOCK_MONOTONIC
-    return std::chrono::steady_clock::now() +
+    // Paced: model time is CLOCK_MONOTONIC, steady_clock's. Simulated: it is simulated
+    // time, which sim::steady_now() reads.
+    if (time_mode() != hw::TimeMode::kFunctional)
+        return SteadyTime(std::chrono::nanoseconds(deadline_ns));
+    return sim::steady_now() +
            std::chrono::nanoseconds(deadline_ns > now_ns ? deadline_ns - now_ns : 0);
 }
 
@@ -208,7 +216,7 @@ void Device::progress_loop() {
             continue;
         }
         auto it = timers_.begin();
-        if (it->first > std::chrono::steady_clock::now()) {
+        if (it->first > sim::steady_now()) {
             timer_cv_.wait_until(lock, it->first);
             continue;
         }
@@ -222,6 +230,11 @@ void Device::progress_loop() {
 }
 
 void Device::receive(Packet &packet) {
+    // The ICRC check and the receive-side faults come first, as the port's would.
+    faults_->receive(packet, [this](Packet &p) { deliver_to_qp(p); });
+}
+
+void Device::deliver_to_qp(Packet &packet) {
     const uint64_t arrived = timing_.receive(packet.time_ns);  // out of the RX pipeline
     clock_.observe(arrived);
     counters_.add(Counter::rcvd_pkts);
@@ -247,6 +260,7 @@ void Device::receive(Packet &packet) {
 }
 
 void Device::receive_cm(const cm::Message &message) {
+    if (!faults_->cm_passes(message.source_ip)) return;
     clock_.observe(message.time_ns);
     cm_->receive(message);
 }

@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <memory>
 #include <mutex>
+#include "softndk/sim_log.hpp"
 
 namespace softndk::emu {
 namespace {
@@ -22,6 +23,7 @@ struct Loggers {
         for (size_t i = 0; i < kNames.size(); ++i) {
             all[i] = std::make_shared<spdlog::logger>(kNames[i], sink);
             all[i]->set_level(level);
+            sim::stamp_with_simulated_time(*all[i]);
         }
     }
 };

@@ -35,6 +35,7 @@
 
 #include "softndk/hw_interface.hpp"
 #include "softndk/monotonic.hpp"
+#include "softndk/sim.hpp"
 #include "time/model.hpp"
 
 namespace softndk::emu {
@@ -107,14 +108,15 @@ std::optional<bool> set_transport_key(TransportDefaults &transport, std::string_
 // device produces or receives is observed. It dates what has no request behind it
 // (CM messages, events, moderation); requests take their time from the resources
 // they pass (time/model.hpp), never from this clock, so it serialises nothing.
-// In paced mode model time is the monotonic clock, so now() is never behind it.
+// In paced mode model time is the monotonic clock, in simulated mode the scheduler's
+// (softndk/sim.hpp), so now() is never behind it.
 class VirtualClock {
   public:
     explicit VirtualClock(bool paced = false) : paced_(paced) {}
     uint64_t now() const {
         const uint64_t seen = ns_.load(std::memory_order_relaxed);
         if (!paced_) return seen;
-        const uint64_t wall = monotonic_ns();
+        const uint64_t wall = sim::clock_ns();  // CLOCK_MONOTONIC, or simulated time
         return seen > wall ? seen : wall;
     }
     void observe(uint64_t t) {

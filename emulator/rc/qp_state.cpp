@@ -186,7 +186,7 @@ void schedule_timer(Qp &qp) {
         auto q = dev->find_qp(number);
         if (!q) return;
         std::lock_guard lock(q->mutex);
-        const auto now = std::chrono::steady_clock::now();
+        const auto now = sim::steady_now();
         if (q->timer_at && *q->timer_at <= now) q->timer_at.reset();
         if (!q->destroyed) requester_timer(*q, now);
     });

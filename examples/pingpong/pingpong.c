@@ -30,9 +30,7 @@
  * private-data header carrying the options that must match on both ends
  * (SYMMETRIC in the usage text), and the server refuses a mismatch.
  *
- * What is not kernel code: main(), option parsing and printing, the two POSIX
- * threads of -l (a driver would use PsCreateSystemThread; C11 thrd_create is
- * avoided because ThreadSanitizer cannot see glibc's C11 threads), and the adapter
+ * What is not kernel code: main(), option parsing and printing, and the adapter
  * directory (softndk_adapters.h), which stands in for the IP helper calls a
  * driver would make to turn an interface alias into the IfIndex and to find
  * the interface's address. NDKPI itself exposes neither the queue pair number
@@ -57,7 +55,6 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <getopt.h>
-#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -852,10 +849,12 @@ static void PpPrintReport(const PP_END *End) {
            o->Iters > 0 ? usec / o->Iters : 0.0);
 }
 
-/* -l: the server's thread; PpRunEnd leaves its exit code in End->ExitCode. */
-static void *PpServerThread(void *Context) {
+/* -l: the server's system thread; PpRunEnd leaves its exit code in End->ExitCode.
+ * A system thread (not a POSIX one), as a driver would start it: under
+ * SOFTNDK_TIME=simulated the scheduler then runs it deterministically. */
+static VOID PpServerThread(PVOID Context) {
     PpRunEnd((PP_END *)Context);
-    return NULL;
+    PsTerminateSystemThread(STATUS_SUCCESS);
 }
 
 /* ------------------------------------------------------------------------- */
@@ -1102,9 +1101,17 @@ int main(int argc, char **argv) {
         softndk_address_string((const struct sockaddr *)own, serverName, sizeof serverName);
     client.Options = &clientOptions;
 
-    pthread_t thread;
-    if (pthread_create(&thread, NULL, PpServerThread, &server) != 0) {
-        fprintf(stderr, "pingpong: cannot start the server thread\n");
+    HANDLE threadHandle;
+    PVOID serverThread = NULL;
+    NTSTATUS status = PsCreateSystemThread(&threadHandle, THREAD_ALL_ACCESS, NULL, NULL, NULL,
+                                           PpServerThread, &server);
+    if (NT_SUCCESS(status)) {
+        status = ObReferenceObjectByHandle(threadHandle, THREAD_ALL_ACCESS, *PsThreadType,
+                                           KernelMode, &serverThread, NULL);
+        ZwClose(threadHandle);
+    }
+    if (!NT_SUCCESS(status)) {
+        fprintf(stderr, "pingpong: cannot start the server thread (0x%08X)\n", (unsigned)status);
         PpWskStop(&wsk);
         return PP_EXIT_FAILURE;
     }
@@ -1112,7 +1119,8 @@ int main(int argc, char **argv) {
     int clientRc = PP_EXIT_FAILURE;
     /* A server that failed before listening has already said why. */
     if (KeReadStateEvent(&serverFailed) == 0) clientRc = PpRunEnd(&client);
-    pthread_join(thread, NULL);
+    KeWaitForSingleObject(serverThread, Executive, KernelMode, FALSE, NULL);
+    ObDereferenceObject(serverThread);
     const int serverRc = server.ExitCode;
 
     if (clientRc == PP_EXIT_OK && serverRc == PP_EXIT_OK) {

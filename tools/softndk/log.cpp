@@ -3,6 +3,7 @@
 #include <spdlog/sinks/stdout_color_sinks.h>
 
 #include <cstdlib>
+#include "softndk/sim_log.hpp"
 
 namespace softndk::tool {
 
@@ -12,6 +13,7 @@ spdlog::logger &log() {
         const char *level = std::getenv("SOFTNDK_LOG_LEVEL");
         l->set_level(level != nullptr && *level != '\0' ? spdlog::level::from_str(level)
                                                         : spdlog::level::warn);
+        sim::stamp_with_simulated_time(*l);
         return l;
     }();
     return *logger;

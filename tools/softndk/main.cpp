@@ -3,6 +3,7 @@
 //   softndk perf      perftest's ib_{send,write,read}_{lat,bw}, both ends in this process
 //   softndk devices   the virtual adapters (ibv_devices / ibv_devinfo)
 //   softndk rnic      the virtual RNIC daemon that SOFTNDK_MODE=daemon consumers attach to
+//   softndk sim       a program in simulated time under many seeds, or one seed replayed
 //   softndk --version tool version, hardware ABI version, NDK version
 //
 // Exit codes (docs/conventions.md): 0 success, 1 runtime failure (message on
@@ -21,6 +22,7 @@
 #include "log.hpp"
 #include "ndk.hpp"
 #include "perf.hpp"
+#include "sim.hpp"
 #include "softndk/hw_interface.hpp"
 
 #ifndef SOFTNDK_VERSION
@@ -163,6 +165,29 @@ void add_devices(CLI::App &app, DevicesOptions &o) {
                       "and timing costs");
 }
 
+void add_sim(CLI::App &app, SimOptions &o) {
+    auto *sim = app.add_subcommand(
+        "sim",
+        "run a program in simulated time (SOFTNDK_TIME=simulated) under many seeds, or "
+        "replay one seed with its trace (docs/simulation.md)");
+    sim->footer(
+        "Outcomes: passed (exit 0), failed (another status or a signal), deadlocked (every "
+        "thread blocked: exit 86), over time (SOFTNDK_SIM_TIME_LIMIT: exit 87), hung (killed "
+        "after --timeout).\nExample: softndk sim --seeds 1..1000 -- ./kernel_driver");
+    sim->add_option("--seeds", o.seeds, "the seeds to run: A..B or N")->capture_default_str();
+    sim->add_option("--replay", o.replay,
+                    "run this seed once, in the foreground, writing its trace");
+    sim->add_option("-j,--jobs", o.jobs, "runs at a time (default: one per core)");
+    sim->add_option("--faults", o.faults, "a fault file for every run (SOFTNDK_FAULTS)");
+    sim->add_option("--trace", o.trace,
+                    "--replay: the scheduler's trace file (default softndk-sim-SEED.trace)");
+    sim->add_option("--pcap", o.pcap, "--replay: capture the run's RoCEv2 packets here");
+    sim->add_option("--timeout", o.timeout_seconds, "wall seconds before a run counts as hung")
+        ->capture_default_str();
+    sim->add_flag("--json", o.json, "print the summary as JSON");
+    sim->add_option("command", o.command, "-- PROGRAM ARGS...")->required();
+}
+
 }  // namespace
 
 int main(int argc, char **argv) {
@@ -183,6 +208,8 @@ int main(int argc, char **argv) {
         "rnic", "run the virtual RNIC daemon; consumers attach with SOFTNDK_MODE=daemon");
     rnic_command->footer(kEnvironment);
     softndk::emu::daemon::add_rnic_options(*rnic_command, rnic);
+    SimOptions sim;
+    add_sim(app, sim);
 
     try {
         app.parse(argc, argv);
@@ -205,6 +232,15 @@ int main(int argc, char **argv) {
             }
         }
         if (command == "rnic") return softndk::emu::daemon::run_rnic(rnic);
+        if (command == "sim") {
+            try {
+                return run_sim(sim);
+            } catch (const UsageError &e) {
+                std::fflush(stdout);
+                std::fprintf(stderr, "softndk sim: %s\n", e.what());
+                return kExitUsage;
+            }
+        }
         return run_devices(devices);
     } catch (const std::exception &e) {
         std::fflush(stdout);
