@@ -4,9 +4,10 @@
 #   sim_test.sh replay-identical SOFTNDK PROGRAM ARGS...
 #       the same seed, twice: byte-identical scheduler trace, pcap and output; a
 #       different seed gives a different trace
-#   sim_test.sh finds-bug SOFTNDK BUGGY FIXED
-#       a sweep of at most 1000 seeds finds BUGGY's failure; the first failing seed
-#       replays to the same failure (status and trace) three times; FIXED passes them all
+#   sim_test.sh finds-bug SOFTNDK BUGGY FIXED [SEEDS]
+#       a sweep of SEEDS (default 1..100; at most 1..1000) finds BUGGY's failure; the first
+#       failing seed replays to the same failure (status and trace) three times; FIXED
+#       passes every seed of SEEDS
 #   sim_test.sh deadlock SOFTNDK PROGRAM
 #       a sweep finds a deadlocked seed, and its replay prints every thread's wait
 #   sim_test.sh sweep SOFTNDK SEEDS PROGRAM ARGS...
@@ -44,10 +45,10 @@ case $mode in
     echo "seed 7 twice: identical trace ($(wc -l <"$work/a.trace") lines), pcap ($(wc -c <"$work/a.pcap") bytes) and output"
     ;;
   finds-bug)
-    buggy=$1 fixed=$2
-    "$softndk" sim --seeds 1..1000 --json -- "$buggy" >"$work/sweep.json"
+    buggy=$1 fixed=$2 seeds=${3:-1..100}
+    "$softndk" sim --seeds "$seeds" --json -- "$buggy" >"$work/sweep.json"
     seed=$(sed -n 's/.*"first_failure": {"seed": \([0-9]*\).*/\1/p' "$work/sweep.json")
-    [ -n "$seed" ] || { cat "$work/sweep.json"; fail "1000 seeds did not find the planted bug"; }
+    [ -n "$seed" ] || { cat "$work/sweep.json"; fail "seeds $seeds did not find the planted bug"; }
     echo "the sweep found the bug; first failing seed $seed"
     for i in 1 2 3; do
       "$softndk" sim --replay "$seed" --trace "$work/replay$i.trace" -- "$buggy" \
@@ -57,11 +58,11 @@ case $mode in
       cmp "$work/replay1.trace" "$work/replay$i.trace" || fail "replay $i: a different trace"
     done
     echo "seed $seed replayed to the same failure 3 times"
-    "$softndk" sim --seeds 1..1000 -- "$fixed" || fail "the fixed program failed a seed"
+    "$softndk" sim --seeds "$seeds" -- "$fixed" || fail "the fixed program failed a seed"
     ;;
   deadlock)
     program=$1
-    "$softndk" sim --seeds 1..200 --json -- "$program" >"$work/sweep.json"
+    "$softndk" sim --seeds 1..40 --json -- "$program" >"$work/sweep.json"
     grep -q '"deadlocked": [1-9]' "$work/sweep.json" || { cat "$work/sweep.json"; fail "no deadlock found"; }
     seed=$(sed -n 's/.*"first_failure": {"seed": \([0-9]*\).*/\1/p' "$work/sweep.json")
     "$softndk" sim --replay "$seed" --trace "$work/dl.trace" -- "$program" >"$work/dl.out" 2>&1
