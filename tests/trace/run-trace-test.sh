@@ -1,0 +1,101 @@
+#!/usr/bin/env bash
+# run-trace-test.sh SOFTNDK TRACE_CHECK CHECK PROGRAM [ARGS...]
+#
+# Runs PROGRAM with SOFTNDK_TRACE set (it must exit 0), converts the trace with
+# `SOFTNDK trace` and checks the result with TRACE_CHECK (trace_check.cpp):
+#   json     --format chrome, then the trace-event rules
+#   text     --format text, then post -> packet -> CQE of one WQE, in order
+#   pcap     --format pcap, then the pcapng blocks and every frame's ICRC
+#   tshark   --format pcap, then tshark decodes every frame, none malformed (exit 77,
+#            skipped, when tshark is missing)
+#   replay   PROGRAM runs twice under `SOFTNDK sim --replay 7`: the two traces must be
+#            identical byte for byte (simulated time writes no wall times)
+# In daemon mode (SOFTNDK_MODE=daemon, under tests/support/with-daemon.sh) the device's
+# records are in the daemon's trace, SOFTNDK_TRACE as the daemon inherited it, and the
+# provider's in SOFTNDK_TRACE.consumer-<pid>: `json` checks the daemon's file with
+# trace_check json-device and `text` checks that the consumer's file lists posts.
+set -u
+softndk=$1
+check=$2
+mode=$3
+shift 3
+
+dir=$(mktemp -d "${TMPDIR:-/tmp}/softndk-trace-XXXXXX")
+trap 'rm -rf "$dir"' EXIT
+
+if [ "$mode" = tshark ] && ! command -v tshark >/dev/null 2>&1; then
+  echo "run-trace-test: tshark is not installed; skipped"
+  exit 77
+fi
+
+run() {
+  # $1: the trace file; the rest: the command.
+  local trace=$1
+  shift
+  if ! SOFTNDK_TRACE=$trace "$@" >"$dir/program.out" 2>&1; then
+    cat "$dir/program.out"
+    echo "run-trace-test: $* failed" >&2
+    exit 1
+  fi
+}
+
+if [ "$mode" = replay ]; then
+  run "$dir/a.trace" "$softndk" sim --replay 7 --trace "$dir/a.sched" -- "$@"
+  run "$dir/b.trace" "$softndk" sim --replay 7 --trace "$dir/b.sched" -- "$@"
+  if ! cmp "$dir/a.trace" "$dir/b.trace"; then
+    echo "run-trace-test: two replays of seed 7 wrote different traces" >&2
+    exit 1
+  fi
+  echo "run-trace-test: seed 7 replayed to the same trace ($(stat -c %s "$dir/a.trace") bytes)"
+  exit 0
+fi
+
+trace=$dir/run.trace
+if [ "${SOFTNDK_MODE:-embedded}" = daemon ]; then
+  : "${SOFTNDK_TRACE:?daemon mode: the daemon must have been started with SOFTNDK_TRACE}"
+  daemon_trace=$SOFTNDK_TRACE
+  run "$trace" "$@"
+  sleep 0.2  # the daemon's writer flushes every 20 ms
+  case $mode in
+    json)
+      "$softndk" trace "$daemon_trace" -o "$dir/run.json" || exit 1
+      exec "$check" json-device "$dir/run.json"
+      ;;
+    text)
+      consumer=$(ls "$trace".consumer-* 2>/dev/null | head -n 1)
+      [ -n "$consumer" ] || { echo "run-trace-test: no $trace.consumer-<pid>" >&2; exit 1; }
+      "$softndk" trace "$consumer" --format text -o "$dir/run.txt" || exit 1
+      grep -q ' post ' "$dir/run.txt" || { echo "run-trace-test: no post in the consumer's trace" >&2; exit 1; }
+      echo "run-trace-test: the consumer's trace lists $(grep -c ' post ' "$dir/run.txt") posts"
+      exit 0
+      ;;
+  esac
+  echo "run-trace-test: $mode is not a daemon-mode check" >&2
+  exit 2
+fi
+
+run "$trace" "$@"
+case $mode in
+  json)
+    "$softndk" trace "$trace" -o "$dir/run.json" || exit 1
+    exec "$check" json "$dir/run.json"
+    ;;
+  text)
+    "$softndk" trace "$trace" --format text -o "$dir/run.txt" || exit 1
+    exec "$check" text "$dir/run.txt"
+    ;;
+  pcap)
+    "$softndk" trace "$trace" --format pcap -o "$dir/run.pcapng" || exit 1
+    exec "$check" pcap "$dir/run.pcapng"
+    ;;
+  tshark)
+    "$softndk" trace "$trace" --format pcap -o "$dir/run.pcapng" || exit 1
+    frames=$(tshark -r "$dir/run.pcapng" 2>/dev/null | wc -l)
+    malformed=$(tshark -r "$dir/run.pcapng" -Y '_ws.malformed' 2>/dev/null | wc -l)
+    echo "run-trace-test: tshark decoded $frames frames, $malformed malformed"
+    [ "$frames" -gt 0 ] && [ "$malformed" -eq 0 ] || exit 1
+    exit 0
+    ;;
+esac
+echo "run-trace-test: unknown check $mode" >&2
+exit 2
