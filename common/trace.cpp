@@ -214,10 +214,12 @@ void flush() {
 }
 
 void close() {
+    // Off first: hooks that run from now on write nothing (a record being written right
+    // now may be left out).
+    detail::g_on.store(false, std::memory_order_relaxed);
     stop_writer();
     std::lock_guard lock(g_file_mutex);
     drain_locked();
-    detail::g_on.store(false, std::memory_order_relaxed);
     if (g_file != nullptr) std::fclose(g_file);
     g_file = nullptr;
     g_path.clear();

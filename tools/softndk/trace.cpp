@@ -365,6 +365,20 @@ Links link(const std::vector<Record> &records) {
                 break;
         }
     }
+    // A packet with no arrival, to a QP that later received others, was lost on the way
+    // (the in-process fabric's drop filter, an injected loss). Packets still in flight at
+    // the end of the trace, or to QPs of another process, are not marked.
+    std::map<uint32_t, size_t> last_arrival;  // destination QP -> its last RX record
+    for (size_t i = 0; i < n; ++i) {
+        if (records[i].type == Type::kPacketRx) last_arrival[records[i].body.packet.dest_qp] = i;
+    }
+    for (size_t i = 0; i < n; ++i) {
+        const Record &r = records[i];
+        if (r.type != Type::kPacketTx || l.rx_of[i] != kNone) continue;
+        auto it = last_arrival.find(r.body.packet.dest_qp);
+        if (it != last_arrival.end() && it->second > i)
+            l.comments[i].push_back("lost: never arrived (later packets to its QP did)");
+    }
     return l;
 }
 
@@ -409,7 +423,8 @@ std::string detail(const Record &r, size_t index, const Links &l) {
             if (p.packet_flags & tr::kPacketAckReq) s += " ackreq";
             if (p.packet_flags & tr::kPacketSolicited) s += " se";
             if (r.type == Type::kPacketDrop) s += " DROPPED";
-            if (r.type == Type::kPacketTx && l.rx_of[index] == kNone) s += " (no arrival)";
+            if (r.type == Type::kPacketTx && !l.comments[index].empty())
+                s += " [" + l.comments[index].front() + "]";
             return s;
         }
         case Type::kAck: {
