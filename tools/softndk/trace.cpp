@@ -528,10 +528,10 @@ enum Track : uint32_t {
     kTrackPort = 4,
     kTrackEvents = 5,
     kTrackCm = 6,
-    kTrackCallbacks = 7,
     kTrackFaults = 8,
-    kTrackQp = 100,     // + QP number
-    kTrackCq = 100000,  // + CQ number
+    kTrackQp = 100,            // + QP number
+    kTrackCq = 100000,         // + CQ number
+    kTrackCallbacks = 200000,  // + CQ number: the provider's calls of its callback
 };
 
 std::string track_name(uint32_t tid) {
@@ -548,13 +548,12 @@ std::string track_name(uint32_t tid) {
             return "event queue";
         case kTrackCm:
             return "CM";
-        case kTrackCallbacks:
-            return "provider: callbacks";
         case kTrackFaults:
             return "faults";
         default:
             break;
     }
+    if (tid >= kTrackCallbacks) return fmt::format("CQ {} callbacks", tid - kTrackCallbacks);
     if (tid >= kTrackCq) return fmt::format("CQ {}", tid - kTrackCq);
     return fmt::format("QP {}", tid - kTrackQp);
 }
@@ -800,13 +799,14 @@ class ChromeWriter {
                     break;
                 case Type::kCallbackEnter:
                 case Type::kCallbackExit: {
-                    // B/E on the callbacks track: a callback may nest another's (inline).
+                    // B/E on the CQ's callbacks track (a CQ's notifications do not
+                    // overlap; two CQs' callbacks may, on two threads or nested).
                     const bool enter = r.type == Type::kCallbackEnter;
-                    use(pid, kTrackCallbacks);
+                    const uint32_t tid = kTrackCallbacks + r.body.eqe.object;
+                    use(pid, tid);
                     add(at[i], fmt::format("{{\"ph\":\"{}\",\"name\":\"CQ {} callback\","
                                            "\"ts\":{:.3f},\"pid\":{},\"tid\":{}}}",
-                                           enter ? 'B' : 'E', r.body.eqe.object, at[i], pid,
-                                           static_cast<uint32_t>(kTrackCallbacks)));
+                                           enter ? 'B' : 'E', r.body.eqe.object, at[i], pid, tid));
                     break;
                 }
                 case Type::kQpState:

@@ -5,8 +5,8 @@
 //
 //   chrome  Chrome trace-event JSON for Perfetto / chrome://tracing (the default): a
 //           process per device, a thread track per QP, CQ, engine (doorbells and WQE
-//           fetch, DMA read, DMA write, event queue, CM, provider callbacks, faults) and
-//           port; each WQE an async span from its post to its completion, with a flow
+//           fetch, DMA read, DMA write, event queue, CM, faults), per CQ's callbacks and
+//           the port; each WQE an async span from its post to its completion, with a flow
 //           arrow post -> first packet -> remote receive CQE (or the last packet's arrival
 //           when the message consumes no receive); counters as counter tracks.
 //   text    one line per event, in record order, aligned columns.
