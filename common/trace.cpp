@@ -156,7 +156,9 @@ void stop_writer() {
     }
     g_writer_cv.notify_all();
     if (writer.joinable()) writer.join();
-    g_writer_started.store(false);
+    // g_writer_started stays true: a hook that was already past on() when close() ran
+    // must not start a writer again (a joinable std::thread at exit would terminate the
+    // process). open() re-arms it.
 }
 
 uint64_t wall_ns() {
@@ -196,6 +198,7 @@ const char *type_name(Type type) {
 
 bool open(const std::string &file) {
     close();
+    g_writer_started.store(false);
     std::lock_guard lock(g_file_mutex);
     g_path = file;
     g_simulated.store(sim::enabled(), std::memory_order_relaxed);

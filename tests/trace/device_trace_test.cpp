@@ -142,6 +142,11 @@ TEST_CASE("trace: a lost middle packet is traced with its NAK and go-back-N retr
     const std::string text = run_softndk("trace " + path + " --format text");
     CHECK(text.find("go-back-N retry") != std::string::npos);
     CHECK(text.find("lost: never arrived") != std::string::npos);
+    // --clock wall: the same events dated by CLOCK_REALTIME (microseconds since 1970).
+    const std::string wall = run_softndk("trace " + path + " --format text --clock wall");
+    const auto first_line = wall.find('\n') + 1;
+    CHECK(std::stod(wall.substr(first_line, 16)) > 1.6e15);
+    CHECK(std::stod(text.substr(text.find('\n') + 1, 16)) < 1e9);
     const std::string pcap = path + ".pcapng";
     run_softndk("trace " + path + " --format pcap -o " + pcap);
     CHECK(read_file(pcap).find("lost: never arrived") != std::string::npos);
