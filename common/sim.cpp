@@ -416,6 +416,19 @@ void Thread::join() {
     thread_.join();
 }
 
+void trace_note(const char *event, const std::string &detail) {
+    if (!enabled()) return;
+    Scheduler &s = scheduler();
+    if (s.trace == nullptr) return;
+    std::lock_guard lock(s.mutex);
+    if (s.released.load()) return;
+    if (t_self != nullptr) {
+        s.log(event, *t_self, detail.c_str());
+    } else {
+        std::fprintf(s.trace, "%" PRIu64 " %s: %s\n", s.now.load(), event, detail.c_str());
+    }
+}
+
 void yield(const char *where) {
     if (!enabled()) return;
     if (t_self == nullptr) attach_current("thread");

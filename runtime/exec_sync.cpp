@@ -69,6 +69,7 @@ void acquire_guarded(PKGUARDED_MUTEX mutex, const char *caller) {
                         "deadlocks on Windows)",
                         caller, static_cast<void *>(mutex)));
     }
+    sim::yield(caller);  // a control transfer point in simulated time
     if (mutex_count(mutex).fetch_sub(1, std::memory_order_acquire) != 1) {
         std::atomic_ref<ULONG>(mutex->Contention).fetch_add(1, std::memory_order_relaxed);
         KeWaitForSingleObject(&mutex->Event, WrExecutive, KernelMode, FALSE, nullptr);
@@ -177,6 +178,7 @@ bool acquire_exclusive(PERESOURCE resource, BOOLEAN wait, const char *caller) {
     check_irql_at_most(APC_LEVEL, caller, resource);
     check_apcs_disabled(caller, resource);
     ResourceState &state = state_of(resource, caller);
+    if (wait) sim::yield(caller);  // a control transfer point in simulated time
     const PKTHREAD self = KeGetCurrentThread();
     std::unique_lock guard(state.lock);
     if (state.exclusive_owner == self) {
@@ -217,6 +219,7 @@ bool acquire_shared(PERESOURCE resource, BOOLEAN wait, SharedRule rule, const ch
     check_irql_at_most(APC_LEVEL, caller, resource);
     check_apcs_disabled(caller, resource);
     ResourceState &state = state_of(resource, caller);
+    if (wait) sim::yield(caller);  // a control transfer point in simulated time
     const PKTHREAD self = KeGetCurrentThread();
     std::unique_lock guard(state.lock);
     if (state.exclusive_owner == self) {
@@ -300,6 +303,7 @@ PushLockParking &parking() {
 
 template <class CanTake, class Taken>
 void acquire_push_lock(PEX_PUSH_LOCK push_lock, CanTake can_take, Taken taken) {
+    sim::yield("ExAcquirePushLock");  // a control transfer point in simulated time
     std::atomic_ref<ULONG_PTR> word(*push_lock);
     for (;;) {
         ULONG_PTR seen = word.load(std::memory_order_relaxed);

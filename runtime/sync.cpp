@@ -6,6 +6,7 @@
 
 #include <spdlog/fmt/fmt.h>
 
+#include "softndk/sim.hpp"
 #include "wdk_internal.hpp"
 
 namespace softndk::wdk {
@@ -83,6 +84,7 @@ VOID NTAPI ExAcquireFastMutex(PFAST_MUTEX FastMutex) {
                         "mutexes are not recursive; this deadlocks on Windows)",
                         static_cast<void *>(FastMutex)));
     }
+    softndk::sim::yield("ExAcquireFastMutex");  // a control transfer point in simulated time
     const KIRQL old = KfRaiseIrql(APC_LEVEL);
     // 1 -> 0 takes a free mutex; anything lower means an owner, and the release that brings
     // Count back up to <= 0 sets the synchronization event for exactly one waiter.

@@ -125,6 +125,7 @@ Message ConnectionManager::message_for(uint32_t id, const Connection &c, Message
 }
 
 void ConnectionManager::send(const Message &m) {
+    if (!device_.faults().cm_passes(m.destination_ip)) return;  // the peer vanished
     Message out = m;
     // A CM MAD is a 256 B UD datagram through the port like any packet.
     constexpr uint64_t kMadBytes = 256;
@@ -667,6 +668,23 @@ void ConnectionManager::on_drep(const Message &m) {
     c.state = State::kClosed;
     ++c.timer_generation;
     event(c, it->first, hw::EqeType::kDisconnectDone, status::kSuccess);
+}
+
+int32_t ConnectionManager::kill_connection(uint32_t qp) {
+    std::lock_guard lock(mutex_);
+    for (auto &[id, c] : connections_) {
+        if (c.qp != qp) continue;
+        if (c.state != State::kEstablished && c.state != State::kAccepted) break;
+        // The peer hears a DREQ (kDisconnected there; its DREP finds nothing to finish
+        // here); this end sees kDisconnected too, and its QP goes to ERROR at once.
+        send(message_for(id, c, MessageType::kDreq));
+        c.state = State::kDisconnected;
+        ++c.timer_generation;
+        unbind_qp(c, true);
+        event(c, id, hw::EqeType::kDisconnected, status::kSuccess);
+        return status::kSuccess;
+    }
+    return status::kConnectionInvalid;
 }
 
 // ---- teardown

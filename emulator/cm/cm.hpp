@@ -88,6 +88,10 @@ class ConnectionManager {
 
     void receive(const Message &message);
     void context_died(uint32_t context);
+    // Fault injection (kKillConnection): the connection driving `qp` dies as if the
+    // network tore it down; both ends get kDisconnected and the QP goes to ERROR.
+    // STATUS_CONNECTION_INVALID if `qp` has no established connection.
+    int32_t kill_connection(uint32_t qp);
     void qp_destroyed(uint32_t qp);
 
   private:

@@ -30,6 +30,8 @@ size_t response_bytes_of(hw::CommandOpcode op) {
             return sizeof(hw::QueryConnectionResponse);
         case O::kBuildLam:
             return sizeof(hw::BuildLamResponse);
+        case O::kQueryCounters:
+            return sizeof(hw::CountersResponse);
         case O::kDetach:
         case O::kCreatePd:
         case O::kDestroyPd:
@@ -56,6 +58,8 @@ size_t response_bytes_of(hw::CommandOpcode op) {
         case O::kDisconnect:
         case O::kCloseConnection:
         case O::kCloseSharedEndpoint:
+        case O::kInjectFault:
+        case O::kRemoveFault:
             return sizeof(hw::ObjectResponse);
     }
     if (op == kDaemonStatus) return sizeof(DaemonStatusResponse);

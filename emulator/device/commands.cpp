@@ -250,7 +250,8 @@ struct Commands {
             std::unique_lock lock(d.objects_mutex_);
             Device::Pd *pd = owned_pd(d, ctx, rq.pd);
             auto cq_ok = [&](uint32_t n) {
-                return n < kMaxQueues && d.cqs_[n] && d.same_consumer_locked(d.cqs_[n]->context(), ctx);
+                return n < kMaxQueues && d.cqs_[n] &&
+                       d.same_consumer_locked(d.cqs_[n]->context(), ctx);
             };
             if (pd == nullptr || !cq_ok(rq.send_cq) || !cq_ok(rq.recv_cq)) {
                 return status::kInvalidParameter;
@@ -640,6 +641,105 @@ struct Commands {
                                     hw::QueryConnectionResponse &rs) {
         return d.cm_->query_connection(ctx, rq.object, rs.info);
     }
+
+    // ---- fault injection (faults.hpp; contract in device.hpp)
+    static int32_t inject_fault(Device &d, uint32_t &ctx, const hw::FaultRequest &rq,
+                                hw::ObjectResponse &rs) {
+        using K = hw::FaultKind;
+        const auto kind = static_cast<K>(rq.kind);
+        const uint64_t now = d.clock_.now();
+        const bool on_cq = kind == K::kCqOverrun || kind == K::kEqStorm;
+        const bool immediate =
+            on_cq || kind == K::kQpError || kind == K::kKillConnection || kind == K::kPeerVanish;
+        if (on_cq) {
+            auto cq = owned_cq(d, ctx, rq.qp);
+            if (!cq) return status::kInvalidParameter;
+            if (kind == K::kCqOverrun) {
+                if (cq->overrun(now)) {
+                    d.faults_->record(kind, rq.qp, now, "CQ overrun");
+                    d.fail_cq_qps(rq.qp);
+                    Fabric::drain();
+                }
+                return status::kSuccess;
+            }
+            if (rq.count == 0 || rq.count > 1024) return status::kInvalidParameter;
+            for (uint32_t i = 0; i < rq.count; ++i) {
+                hw::Eqe e{};
+                e.object = rq.qp;
+                e.type = static_cast<uint8_t>(hw::EqeType::kCompletion);
+                d.faults_->record(kind, rq.qp, now, "spurious completion event");
+                d.post_event(cq->context(), e);
+            }
+            return status::kSuccess;
+        }
+        // A QP named must be the consumer's; immediate kinds need one.
+        std::shared_ptr<Qp> qp;
+        if (rq.qp != hw::kNoObject) {
+            qp = d.find_consumer_qp(ctx, rq.qp);
+            if (!qp) return status::kInvalidParameter;
+        } else if (immediate) {
+            return status::kInvalidParameter;
+        }
+        switch (kind) {
+            case K::kQpError: {
+                const int32_t cause = rq.status == 0
+                                          ? static_cast<int32_t>(hw::Syndrome::kWorkRequestFlushed)
+                                          : rq.status;
+                if (cause < 0 || cause > 0xff) return status::kInvalidParameter;
+                {
+                    std::lock_guard lock(qp->mutex);
+                    if (qp->destroyed) return status::kInvalidParameter;
+                    rc::enter_error(*qp, "fault injected", static_cast<hw::Syndrome>(cause));
+                }
+                d.faults_->record(kind, rq.qp, now, "QP moved to ERROR");
+                Fabric::drain();
+                return status::kSuccess;
+            }
+            case K::kKillConnection: {
+                const int32_t s = then_drain([&] { return d.cm_->kill_connection(rq.qp); });
+                if (s == status::kSuccess)
+                    d.faults_->record(kind, rq.qp, now,
+                                      "connection killed (both ends disconnected)");
+                return s;
+            }
+            case K::kPeerVanish: {
+                wire::IpAddr peer;
+                {
+                    std::lock_guard lock(qp->mutex);
+                    if (qp->state != QpState::kRts && qp->state != QpState::kRtr)
+                        return status::kInvalidDeviceState;
+                    peer = qp->path.remote_ip;
+                }
+                d.faults_->vanish(ctx, rq.qp, peer, rs.object);
+                d.faults_->record(kind, rq.qp, now, "the QP's peer vanished");
+                return status::kSuccess;
+            }
+            case K::kExpireToken: {
+                std::shared_lock lock(d.objects_mutex_);
+                const auto owner = d.mpt_owners_.find(hw::token_index(rq.token));
+                if (owner == d.mpt_owners_.end() ||
+                    !d.same_consumer_locked(owner->second.context, ctx)) {
+                    return status::kInvalidParameter;  // not a token this consumer handed out
+                }
+                break;
+            }
+            default:
+                break;
+        }
+        return d.faults_->add(ctx, rq, rs.object);
+    }
+    static int32_t query_counters(Device &d, uint32_t &, const hw::ObjectRequest &,
+                                  hw::CountersResponse &rs) {
+        rs.count = static_cast<uint32_t>(Counter::kCount);
+        for (uint32_t i = 0; i < rs.count; ++i)
+            rs.values[i] = d.counters_.get(static_cast<Counter>(i));
+        return status::kSuccess;
+    }
+    static int32_t remove_fault(Device &d, uint32_t &ctx, const hw::ObjectRequest &rq,
+                                hw::ObjectResponse &rs) {
+        rs.object = rq.object;
+        return d.faults_->remove(ctx, rq.object);
+    }
 };
 
 // clang-format off
@@ -682,6 +782,9 @@ static const Commands::Spec kCommandTable[] = {
     SOFTNDK_CMD(kQueryConnection, ObjectRequest,    QueryConnectionResponse, query_connection),
     SOFTNDK_CMD(kCreateSharedEndpoint, ListenRequest, ListenResponse,       create_shared_endpoint),
     SOFTNDK_CMD(kCloseSharedEndpoint, ObjectRequest, ObjectResponse,        close_shared_endpoint),
+    SOFTNDK_CMD(kInjectFault,     FaultRequest,     ObjectResponse,          inject_fault),
+    SOFTNDK_CMD(kRemoveFault,     ObjectRequest,    ObjectResponse,          remove_fault),
+    SOFTNDK_CMD(kQueryCounters,   ObjectRequest,    CountersResponse,        query_counters),
 };
 #undef SOFTNDK_CMD
 // clang-format on
@@ -714,6 +817,9 @@ int32_t Device::execute(uint32_t context, std::span<const std::byte> request,
     if (h.opcode != hw::CommandOpcode::kAttach && !find_context(context)) {
         return fail(status::kInvalidParameter);
     }
+    if (h.opcode != hw::CommandOpcode::kAttach && h.opcode != hw::CommandOpcode::kDetach) {
+        if (auto injected = faults_->fail_command(h.opcode, context)) return fail(*injected);
+    }
     uint32_t ctx = context;
     return spec->handler(*this, ctx, request.data(), response.data(), response.size());
 }
@@ -737,6 +843,7 @@ void Device::destroy_qp(const std::shared_ptr<Qp> &qp) {
 }
 
 void Device::destroy_context(Context &c) {
+    faults_->context_gone(c.id);
     cm_->context_died(c.id);
     std::vector<std::shared_ptr<Qp>> qps;
     {

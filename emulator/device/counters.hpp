@@ -1,7 +1,8 @@
 // counters.hpp - the device's statistics block, one table, Soft-RoCE's names.
 //
-// SOFTNDK_DEVICE_COUNTERS is the single list: the enum and the name table are
-// both generated from it, so they cannot drift apart. Counters are relaxed
+// SOFTNDK_DEVICE_COUNTERS (hw_interface.hpp section 12, where kQueryCounters reports
+// them in this order) is the single list: the enum and the name table are both
+// generated from it, so they cannot drift apart. Counters are relaxed
 // atomics, bumped from any engine thread; reading them is a snapshot, not a
 // consistent cut.
 #pragma once
@@ -11,36 +12,9 @@
 #include <cstdint>
 #include <string_view>
 
-namespace softndk::emu {
+#include "softndk/hw_interface.hpp"
 
-// clang-format off
-#define SOFTNDK_DEVICE_COUNTERS(X)                                                     \
-    X(sent_pkts)            /* packets the requester/responder put on the fabric */  \
-    X(rcvd_pkts)            /* packets delivered to this device                  */  \
-    X(duplicate_request)    /* responder: request PSN behind ePSN                */  \
-    X(out_of_seq_request)   /* responder: request PSN ahead of ePSN (NAK sent)   */  \
-    X(ird_exceeded)         /* responder: a READ beyond IRD (NAK, QP to error)   */  \
-    X(rcvd_rnr_err)         /* requester: RNR NAKs received                      */  \
-    X(send_rnr_err)         /* responder: RNR NAKs sent                          */  \
-    X(rcvd_seq_err)         /* requester: PSN-sequence NAKs received             */  \
-    X(retry_exceeded_err)   /* requester: transport retries exhausted            */  \
-    X(rnr_retry_exceeded_err) /* requester: RNR retries exhausted                */  \
-    X(completer_retry_err)  /* requester: go-back-N retries started              */  \
-    X(ack_timeouts)         /* requester: local ACK timer expired                */  \
-    X(send_err)             /* requester: error completions written              */  \
-    X(rdma_sends)           /* SEND WQEs executed                                */  \
-    X(rdma_recvs)           /* receive WQEs consumed                             */  \
-    X(rdma_writes)          /* WRITE WQEs executed                               */  \
-    X(rdma_reads)           /* READ WQEs executed                                */  \
-    X(dropped_pkts)         /* packets for no QP / a QP not accepting them       */  \
-    X(doorbells)            /* service() calls                                   */  \
-    X(cqes)                 /* CQEs written                                      */  \
-    X(eqes)                 /* EQEs written                                      */  \
-    X(cq_overflows)         /* CQ overruns                                       */  \
-    X(eq_overflows)         /* EQEs lost because the EQ was full                 */  \
-    X(malformed_wqes)       /* WQEs that failed validation                       */  \
-    X(flushed_wqes)         /* WQEs completed with WR_FLUSH_ERR                  */
-// clang-format on
+namespace softndk::emu {
 
 enum class Counter : uint8_t {
 #define SOFTNDK_X(name) name,
@@ -48,6 +22,8 @@ enum class Counter : uint8_t {
 #undef SOFTNDK_X
         kCount
 };
+
+static_assert(static_cast<size_t>(Counter::kCount) <= hw::kMaxCounters);
 
 inline constexpr std::array<std::string_view, static_cast<size_t>(Counter::kCount)> kCounterNames =
     {

@@ -72,6 +72,26 @@ Cq::Cq(uint32_t number, uint32_t context, std::unique_ptr<QueueMemory> memory, u
       counters_(counters),
       device_(device) {}
 
+void Cq::die_overflowed_locked(uint64_t now_ns) {
+    dead_ = true;
+    ++timer_generation_;  // a pending moderation timer must not fire on a dead CQ
+    counters_.add(Counter::cq_overflows);
+    logger(Component::kDevice).warn("cq#{}: overflow, CQ and its QPs go to error", number_);
+    hw::Eqe e{};
+    e.event_time_ns = now_ns;
+    e.object = number_;
+    e.status = status::kBufferOverflow;
+    e.type = static_cast<uint8_t>(hw::EqeType::kCqError);
+    eq_->post(e);
+}
+
+bool Cq::overrun(uint64_t now_ns) {
+    std::lock_guard lock(mutex_);
+    if (dead_) return false;
+    die_overflowed_locked(now_ns);
+    return true;
+}
+
 Cq::Push Cq::push(hw::Cqe cqe, hw::CqeOpcode opcode, uint64_t now_ns) {
     std::lock_guard lock(mutex_);
     if (dead_) return Push::kDead;
@@ -79,16 +99,7 @@ Cq::Push Cq::push(hw::Cqe cqe, hw::CqeOpcode opcode, uint64_t now_ns) {
     last_push_ns_ = std::max(last_push_ns_, now_ns);
     cqe.op_own = static_cast<uint8_t>(static_cast<uint8_t>(opcode) << 4);
     if (!ring_.try_push(cqe)) {
-        dead_ = true;
-        ++timer_generation_;  // a pending moderation timer must not fire on a dead CQ
-        counters_.add(Counter::cq_overflows);
-        logger(Component::kDevice).warn("cq#{}: overflow, CQ and its QPs go to error", number_);
-        hw::Eqe e{};
-        e.event_time_ns = now_ns;
-        e.object = number_;
-        e.status = status::kBufferOverflow;
-        e.type = static_cast<uint8_t>(hw::EqeType::kCqError);
-        eq_->post(e);
+        die_overflowed_locked(now_ns);
         return Push::kOverflow;
     }
     counters_.add(Counter::cqes);

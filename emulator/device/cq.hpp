@@ -111,6 +111,11 @@ class Cq : public std::enable_shared_from_this<Cq> {
     // the caller must move the CQ's QPs to error. kDead: dropped (CQ already dead).
     Push push(hw::Cqe cqe, hw::CqeOpcode opcode, uint64_t now_ns);
 
+    // Fault injection (kCqOverrun): the CQ behaves as if its ring had overflowed: it is
+    // dead and a kCqError EQE (STATUS_BUFFER_OVERFLOW) is posted, as push() does on a
+    // real overrun; the caller moves its QPs to error. False if it was dead already.
+    bool overrun(uint64_t now_ns);
+
     // Doorbell service for the completion-queue bitmap: picks up a new arm.
     void arm_doorbell(uint64_t now_ns);
 
@@ -126,6 +131,7 @@ class Cq : public std::enable_shared_from_this<Cq> {
     void moderate(uint32_t count, uint32_t interval_us, uint64_t now_ns);
 
   private:
+    void die_overflowed_locked(uint64_t now_ns);
     void arm_locked(uint64_t now_ns);
     void notify_locked(uint64_t now_ns);
     void start_timer_locked(uint64_t now_ns);

@@ -39,6 +39,10 @@ Device::Device(AdapterConfig config, std::shared_ptr<Fabric> fabric,
       qps_(kMaxQueues),
       srqs_(kMaxQueues) {
     cm_ = std::make_unique<cm::ConnectionManager>(*this);
+    // SOFTNDK_SEED and SOFTNDK_FAULTS are read before the port goes up, so no packet
+    // passes unfaulted; a bad value throws like a bad SOFTNDK_CONFIG.
+    faults_ = std::make_unique<FaultInjector>(*this, FaultInjector::seed_from_environment());
+    faults_->load_environment();
     vport_ = fabric_->attach(this, config_.addresses);
     if (vport_ == 0)
         throw std::runtime_error("adapter " + config_.alias + ": address already in use");
@@ -143,7 +147,8 @@ void Device::transmit(Qp &qp, Packet &&packet, uint64_t ready_ns) {
     logger(Component::kRc)
         .trace("qp#{} -> qp#{} {} psn {:#x} len {}", qp.number, d.bth.dest_qp,
                wire::to_string(d.bth.opcode), d.bth.psn, d.payload.size());
-    fabric_->send(std::move(packet));
+    faults_->transmit(qp.number, qp.context, std::move(packet),
+                      [this](Packet &&p) { fabric_->send(std::move(p)); });
 }
 
 uint64_t Device::push_cqe(Cq &cq, const hw::Cqe &cqe, hw::CqeOpcode opcode, uint64_t ready_ns) {
@@ -230,6 +235,11 @@ void Device::progress_loop() {
 }
 
 void Device::receive(Packet &packet) {
+    // The ICRC check and the receive-side faults come first, as the port's would.
+    faults_->receive(packet, [this](Packet &p) { deliver_to_qp(p); });
+}
+
+void Device::deliver_to_qp(Packet &packet) {
     const uint64_t arrived = timing_.receive(packet.time_ns);  // out of the RX pipeline
     clock_.observe(arrived);
     counters_.add(Counter::rcvd_pkts);
@@ -258,6 +268,7 @@ void Device::receive(Packet &packet) {
 }
 
 void Device::receive_cm(const cm::Message &message) {
+    if (!faults_->cm_passes(message.source_ip)) return;
     clock_.observe(message.time_ns);
     tracing::cm_message(*this, message, true);
     cm_->receive(message);

@@ -73,6 +73,21 @@
 //   kReject          AcceptRequest (connection, private data; qp ignored).
 //   kCompleteConnect, kDisconnect, kCloseConnection: ObjectRequest{connection}.
 //   kQueryConnection ObjectRequest{connection} -> QueryConnectionResponse.
+//   kInjectFault     FaultRequest -> ObjectResponse{object = fault id} (faults.hpp,
+//                    docs/faults.md). The QP (or CQ) named must belong to the consumer
+//                    (kNoObject = any QP, for the armed kinds only). The immediate kinds
+//                    act before the answer: kQpError (QP to ERROR, flushed CQEs carry
+//                    `status` as the cause), kKillConnection (both ends get
+//                    kDisconnected; STATUS_CONNECTION_INVALID without a connection),
+//                    kPeerVanish (the QP's peer address goes silent for this device),
+//                    kCqOverrun (kCqError EQE, the CQ's QPs to ERROR), kEqStorm (`count`
+//                    kCompletion EQEs for the CQ, 1..1024). STATUS_INVALID_PARAMETER
+//                    for a bad spec.
+//   kRemoveFault     ObjectRequest{fault id, 0 = all of the context's}. Faults also go
+//                    when their context detaches.
+//   kQueryCounters   ObjectRequest -> CountersResponse: the whole device's counters.
+//   Any command but kAttach, kDetach and the two above may be failed by a
+//   kFailCommand spec: it then answers the spec's NTSTATUS and does nothing.
 //   anything else    STATUS_NOT_SUPPORTED.
 #pragma once
 
@@ -92,6 +107,7 @@
 
 #include "device/counters.hpp"
 #include "device/cq.hpp"
+#include "device/faults.hpp"
 #include "device/profile.hpp"
 #include "device/queue_memory.hpp"
 #include "fabric/fabric.hpp"
@@ -156,6 +172,7 @@ class Device final : public Port {
     MemoryProtectionTable &mpt() { return mpt_; }
     Fabric &fabric() { return *fabric_; }
     cm::ConnectionManager &cm() { return *cm_; }
+    FaultInjector &faults() { return *faults_; }
     bool owns_address(const wire::IpAddr &ip) const;
     // Number of live contexts (tests).
     size_t context_count() const;
@@ -231,6 +248,8 @@ class Device final : public Port {
     void destroy_context(Context &context);  // objects_mutex_ NOT held
     void destroy_qp(const std::shared_ptr<Qp> &qp);
     void fail_cq_qps(uint32_t cq);
+    // Device::receive past the fault hooks: the packet goes to its QP's engine.
+    void deliver_to_qp(Packet &packet);
     void progress_loop();
 
     AdapterConfig config_;
@@ -241,6 +260,7 @@ class Device final : public Port {
     time::TimingModel timing_;
     MemoryProtectionTable mpt_;
     std::unique_ptr<cm::ConnectionManager> cm_;
+    std::unique_ptr<FaultInjector> faults_;
     uint32_t vport_ = 0;
 
     mutable std::shared_mutex objects_mutex_;

@@ -252,7 +252,8 @@ uint64_t Fabric::captured_packets() const {
 void Fabric::capture(const Packet &packet) {
     std::lock_guard lock(capture_mutex_);
     if (!capture_) return;
-    const auto frame = wire::serialize_frame(packet.desc);
+    auto frame = wire::serialize_frame(packet.desc);
+    if (!frame.empty() && packet.icrc_corrupt) frame.back() ^= 0xff;  // the ICRC's last byte
     if (frame.empty()) {
         logger(Component::kFabric)
             .warn("packet to qp#{} cannot be serialised for pcap", packet.desc.bth.dest_qp);

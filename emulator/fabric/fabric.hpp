@@ -52,6 +52,11 @@ struct Packet {
     wire::PacketDescriptor desc{};
     std::unique_ptr<uint8_t[]> owned;  // payload copy when it could not be referenced
     uint64_t time_ns = 0;              // sender's virtual time when the packet left
+    // Fault injection (device/faults.hpp): the packet was corrupted on the way, so the
+    // receiver's ICRC check fails (a capture shows the bad ICRC); and a packet the
+    // injector already handled once (a delayed or held copy) is not matched again.
+    bool icrc_corrupt = false;
+    bool fault_exempt = false;
 
     // Copies `bytes` into owned storage and points the payload at it.
     void own_payload(std::span<const uint8_t> bytes);

@@ -208,8 +208,9 @@ bool UdpLink::send(const Packet &packet) {
     if (fd < 0) return false;
     wire::PacketDescriptor desc = packet.desc;
     desc.meta.udp_src_port = port_;  // what the kernel will put in the UDP header
-    const std::vector<uint8_t> frame = wire::serialize_frame(desc);
+    std::vector<uint8_t> frame = wire::serialize_frame(desc);
     if (frame.empty()) return false;
+    if (packet.icrc_corrupt) frame.back() ^= 0xff;  // the receiver's ICRC check fails
     const size_t l3 = desc.meta.src_ip.is_v4() ? wire::kIpv4HeaderSize : wire::kIpv6HeaderSize;
     const size_t skip = wire::kEthernetHeaderSize + l3 + wire::kUdpHeaderSize;
     return send_to(fd, desc.meta.dst_ip, std::span(frame).subspan(skip));

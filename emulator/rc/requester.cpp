@@ -158,6 +158,29 @@ uint64_t doorbell_posted(Qp &qp, const DoorbellStamp &stamp) {
     return std::max(std::min(stamp.post_time_ns, horizon + kSecond), qp.resp.placed_ns);
 }
 
+// The fault-injection name of a send-queue WQE (faults.hpp; a NOP is only "any").
+hw::FaultOperation fault_operation(hw::WqeOpcode op) {
+    using O = hw::WqeOpcode;
+    using F = hw::FaultOperation;
+    switch (op) {
+        case O::kSend:
+        case O::kSendInvalidate:
+            return F::kSend;
+        case O::kRdmaWrite:
+            return F::kWrite;
+        case O::kRdmaRead:
+            return F::kRead;
+        case O::kFastRegister:
+            return F::kFastRegister;
+        case O::kBindWindow:
+            return F::kBind;
+        case O::kLocalInvalidate:
+            return F::kInvalidate;
+        default:
+            return F::kAny;
+    }
+}
+
 // Copies WQEs out of the SQ ring (never re-reading a slot) until it is empty or a
 // malformed WQE stops fetching. `doorbell`: called for an SQ doorbell (else to resume
 // after a key operation): the fetch starts when the doorbell reaches the device.
@@ -218,8 +241,16 @@ void fetch_wqes(Qp &qp, bool doorbell) {
         parse_wqe(qp, buf.data(), ctrl, w);
         tracing::wqe_fetch(qp, w);
         sq.release(position + bbs);
-        const bool failed = w.error != hw::Syndrome::kSuccess;
-        if (failed) dev.counters().add(Counter::malformed_wqes);
+        bool failed = w.error != hw::Syndrome::kSuccess;
+        if (failed) {
+            dev.counters().add(Counter::malformed_wqes);
+        } else if (auto injected = dev.faults().fail_operation(qp.number, qp.context,
+                                                               fault_operation(w.opcode), ready)) {
+            // An injected failure is reported in order like a fetch-time error, and like
+            // every error completion on an RC QP it moves the QP to ERROR.
+            w.error = *injected;
+            failed = true;
+        }
         r.wqes.push_back(std::move(w));
         if (failed) {
             r.fetch_blocked = true;  // everything after it is flushed

@@ -245,11 +245,20 @@ void responder_receive(Qp &qp, const Packet &packet) {
         }
     }
 
-    // 4. receive resources
-    if (info.family == OpFamily::kSend && starts && !s.recv && !fetch_recv(qp)) {
+    // 4. receive resources (an injected RNR storm: as if none were posted)
+    if (info.family == OpFamily::kSend && starts && !s.recv &&
+        (dev.faults().rnr_storm(qp.number, qp.context, qp.now_ns) || !fetch_recv(qp))) {
         dev.counters().add(Counter::send_rnr_err);
         send_ack(qp, psn, wire::aeth_rnr_nak_syndrome(dev.transport().min_rnr_timer), s.msn);
         return;
+    }
+    if (info.family == OpFamily::kSend && starts && s.recv &&
+        s.recv->error == hw::Syndrome::kSuccess) {
+        // An injected receive failure: reported as a bad receive WQE is (step 7).
+        if (auto injected = dev.faults().fail_operation(qp.number, qp.context,
+                                                        hw::FaultOperation::kReceive, qp.now_ns)) {
+            s.recv->error = *injected;
+        }
     }
 
     // 5. length
@@ -263,6 +272,9 @@ void responder_receive(Qp &qp, const Packet &packet) {
             info.family == OpFamily::kReadRequest ? hw::kAccessRemoteRead : hw::kAccessRemoteWrite;
         if (d.reth.dma_length > dev.limits().max_transfer_bytes) {
             return fatal(qp, psn, wire::NakCode::kInvalidRequest, "DMA length over the limit");
+        }
+        if (dev.faults().token_expired(d.reth.rkey, qp.now_ns)) {
+            return fatal(qp, psn, wire::NakCode::kRemoteAccessError, "rkey expired (fault)");
         }
         KeyCheck k = dev.mpt().check(d.reth.rkey, qp.pd, need, d.reth.va, d.reth.dma_length,
                                      qp.number, AccessOrigin::kRemote);

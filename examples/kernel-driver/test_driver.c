@@ -20,9 +20,16 @@
  *   check both halves byte for byte
  *   NdkSendAndInvalidate DONE     ------>   check ReceiveAndInvalidate of the token
  *   (NDK 1.2; plain send before)            check the region byte for byte
- *   NdkDisconnect                 ------>   disconnect event
+ *   disconnect event              <------   NdkDisconnect
  *   close everything                        close everything, NdkReleaseLAM,
  *                                           IoFreeMdl, ExFreePool
+ *
+ * The end that received the last message closes the connection. The other way round,
+ * a lost ACK breaks the close: the client would disconnect as soon as DONE left, while
+ * the server's REGION send, delivered but not yet acknowledged, waits for its
+ * retransmission - which the disconnect flushes. RC gives the sender of the last
+ * message the same uncertainty, so the client takes "the peer disconnected" for its
+ * DONE as delivered: the server disconnects only after it has DONE.
  *
  * DriverUnload waits for both sides, closes the adapters and WSK, and logs the
  * verdict: "kernel-driver: all checks passed", or the failed checks followed
@@ -313,9 +320,9 @@ static VOID KdServerRun(KD_DRIVER *Driver, KD_SERVER *Server) {
     KdVerify(Driver, Server->Region.Data + KD_HALF, KD_HALF, KD_SERVER_SEED,
              "server: region second half (untouched)", __LINE__);
 
-    /* The client ends the connection; tearing it down earlier would cut it off. */
-    status = RsWaitForDisconnect(socket, KD_WAIT_MS);
-    KD_OK(Driver, status, "server: waiting for the client's disconnect");
+    /* DONE was the last message: the server, which received it, ends the connection. */
+    status = RsDisconnect(socket);
+    KD_OK(Driver, status, "server: RsDisconnect");
 }
 
 static IO_WORKITEM_ROUTINE KdServerWorkRoutine;
@@ -411,10 +418,12 @@ static VOID KdClientRun(KD_DRIVER *Driver, KD_CLIENT *Client) {
                                      region.Token);
     else
         status = RsSend(socket, &Client->Messages, KD_SEND_SLOT, sizeof(KD_MESSAGE));
-    if (!KD_OK(Driver, status, "client: sending DONE")) return;
-
-    status = RsDisconnect(socket);
-    KD_OK(Driver, status, "client: RsDisconnect");
+    /* The server disconnects once it has DONE; if that overtook DONE's ACK, the send
+     * completes with the disconnect, and it was delivered all the same. */
+    if (status != STATUS_CONNECTION_DISCONNECTED && !KD_OK(Driver, status, "client: sending DONE"))
+        return;
+    status = RsWaitForDisconnect(socket, KD_WAIT_MS);
+    KD_OK(Driver, status, "client: waiting for the server's disconnect");
 }
 
 static KSTART_ROUTINE KdClientThread;

@@ -40,9 +40,10 @@ namespace softndk::hw {
 
 // Bumped on any incompatible change to a struct in this file. The device
 // reports it in the attach response and the provider refuses a mismatch.
-inline constexpr uint32_t kAbiVersion = 5;  // 2: doorbell summary words; 3: LAM commands;
+inline constexpr uint32_t kAbiVersion = 6;  // 2: doorbell summary words; 3: LAM commands;
                                             // 4: DeviceLimits::quirks; 5: model time
-                                            // (ProducerRecord, blueflame_bytes, time_mode)
+                                            // (ProducerRecord, blueflame_bytes, time_mode);
+                                            // 6: fault injection (kInjectFault, FaultRequest)
 
 // ---------------------------------------------------------------------------
 // 1. Units
@@ -533,6 +534,9 @@ enum class CommandOpcode : uint16_t {
     kQueryConnection = 0x69,
     kCreateSharedEndpoint = 0x6a,  // ListenRequest -> ListenResponse (listener = endpoint id)
     kCloseSharedEndpoint = 0x6b,
+    kInjectFault = 0x70,    // FaultRequest -> ObjectResponse{object = fault id}
+    kRemoveFault = 0x71,    // ObjectRequest{fault id, 0 = every fault of the context}
+    kQueryCounters = 0x72,  // ObjectRequest -> CountersResponse (section 12)
 };
 
 struct CommandHeader {
@@ -785,5 +789,142 @@ struct QueryConnectionResponse {
     ResponseHeader header;
     ConnectionInfo info;
 };
+
+// ---- kQueryCounters: ObjectRequest (object ignored) -> CountersResponse
+// The device's statistics block (section 12), values in SOFTNDK_DEVICE_COUNTERS order.
+
+// ---- kInjectFault / kRemoveFault (docs/faults.md)
+//
+// One fault spec, as SPDK's bdev_error_inject_error: a kind, what it matches, how often
+// and with what status. The provider fills it from SOFTNDK_FAULT (softndk_faults.h);
+// SOFTNDK_FAULTS files give the device the same specs. Every decision a spec takes with
+// a probability draws from the device's fault PRNG (seeded by SOFTNDK_SEED).
+enum class FaultKind : uint32_t {
+    // Packets matching qp / direction / packet_class, each with probability_ppm.
+    kPacketDrop = 1,
+    kPacketDelay = 2,      // delivered time_ns (model time) later
+    kPacketDuplicate = 3,  // delivered twice
+    kPacketReorder = 4,    // held, delivered after the next packet
+    kPacketCorrupt = 5,    // its ICRC fails at the receiver, which drops it (icrc_errors)
+    // The next `count` send-queue WQEs of `operation` (FaultOperation; kReceive: receive
+    // WQEs consumed by an arriving SEND) complete with the Syndrome in `status`.
+    kFailOperation = 10,
+    // The next `count` commands with opcode `operation` (CommandOpcode) answer the
+    // NTSTATUS in `status` and do nothing.
+    kFailCommand = 11,
+    // The responder of `qp` answers arriving SENDs with RNR NAKs, as if no receive were
+    // posted, from model time start_ns (0: now) for time_ns.
+    kRnrStorm = 20,
+    // `token` fails every remote access check from model time start_ns (0: now).
+    kExpireToken = 21,
+    // Immediate actions on `qp` (kNoObject: not allowed).
+    kQpError = 30,         // QP to ERROR; its WQEs flush with ProviderErrorCode = status
+    kKillConnection = 31,  // both ends see a disconnect (kDisconnected EQEs)
+    kPeerVanish = 32,      // the peer's address goes silent: no packet or CM message either way
+    // Immediate actions on CQ `qp` (the field holds the CQ number).
+    kCqOverrun = 40,  // the CQ behaves as overrun (kCqError EQE, its QPs to ERROR)
+    kEqStorm = 41,    // `count` spurious kCompletion EQEs for the CQ
+};
+enum class FaultDirection : uint32_t { kBoth = 0, kTransmit = 1, kReceive = 2 };
+// FaultRequest::packet_class bits (0 = every packet).
+enum FaultPacketClass : uint32_t {
+    kFaultPacketSend = 1u << 0,
+    kFaultPacketWrite = 1u << 1,
+    kFaultPacketReadRequest = 1u << 2,
+    kFaultPacketReadResponse = 1u << 3,
+    kFaultPacketAck = 1u << 4,  // ACKs and NAKs
+};
+// kFailOperation: which work requests (0 = any send-queue WQE).
+enum class FaultOperation : uint32_t {
+    kAny = 0,
+    kSend = 1,
+    kReceive = 2,
+    kRead = 3,
+    kWrite = 4,
+    kFastRegister = 5,
+    kBind = 6,
+    kInvalidate = 7,
+};
+inline constexpr uint32_t kFaultCertain = 1000000;  // probability_ppm of "always"
+
+struct FaultRequest {
+    CommandHeader header;
+    uint32_t kind;             // FaultKind
+    uint32_t qp;               // QP number (CQ number for the CQ kinds); kNoObject = any QP
+    uint32_t count;            // injections before the spec retires; 0 = unlimited (packet kinds)
+    uint32_t probability_ppm;  // packet and RNR kinds: chance per matching packet
+    uint32_t direction;        // FaultDirection (packet kinds)
+    uint32_t packet_class;     // FaultPacketClass bits (packet kinds)
+    uint32_t operation;        // kFailOperation: FaultOperation; kFailCommand: CommandOpcode
+    int32_t status;            // kFailOperation/kQpError: Syndrome; kFailCommand: NTSTATUS
+    uint32_t token;            // kExpireToken
+    uint32_t reserved0;
+    uint64_t time_ns;   // kPacketDelay: the delay; kRnrStorm: its length
+    uint64_t start_ns;  // kRnrStorm, kExpireToken: model time it starts (0: now)
+    uint8_t name[32];   // for logs (NUL-terminated, may be empty)
+    uint32_t reserved[4];
+};
+static_assert(sizeof(FaultRequest) == 8 + 40 + 16 + 32 + 16);
+
+// ---------------------------------------------------------------------------
+// 12. Statistics (kQueryCounters)
+//
+// The device's counters, Soft-RoCE's names where it has one. A snapshot: each value
+// is read on its own (relaxed), not as a consistent cut. New counters are appended,
+// so an index keeps its meaning.
+// ---------------------------------------------------------------------------
+// clang-format off
+#define SOFTNDK_DEVICE_COUNTERS(X)                                                     \
+    X(sent_pkts)            /* packets the requester/responder put on the fabric */  \
+    X(rcvd_pkts)            /* packets delivered to this device                  */  \
+    X(duplicate_request)    /* responder: request PSN behind ePSN                */  \
+    X(out_of_seq_request)   /* responder: request PSN ahead of ePSN (NAK sent)   */  \
+    X(ird_exceeded)         /* responder: a READ beyond IRD (NAK, QP to error)   */  \
+    X(rcvd_rnr_err)         /* requester: RNR NAKs received                      */  \
+    X(send_rnr_err)         /* responder: RNR NAKs sent                          */  \
+    X(rcvd_seq_err)         /* requester: PSN-sequence NAKs received             */  \
+    X(retry_exceeded_err)   /* requester: transport retries exhausted            */  \
+    X(rnr_retry_exceeded_err) /* requester: RNR retries exhausted                */  \
+    X(completer_retry_err)  /* requester: go-back-N retries started              */  \
+    X(ack_timeouts)         /* requester: local ACK timer expired                */  \
+    X(send_err)             /* requester: error completions written              */  \
+    X(rdma_sends)           /* SEND WQEs executed                                */  \
+    X(rdma_recvs)           /* receive WQEs consumed                             */  \
+    X(rdma_writes)          /* WRITE WQEs executed                               */  \
+    X(rdma_reads)           /* READ WQEs executed                                */  \
+    X(dropped_pkts)         /* packets for no QP / a QP not accepting them       */  \
+    X(doorbells)            /* service() calls                                   */  \
+    X(cqes)                 /* CQEs written                                      */  \
+    X(eqes)                 /* EQEs written                                      */  \
+    X(cq_overflows)         /* CQ overruns                                       */  \
+    X(eq_overflows)         /* EQEs lost because the EQ was full                 */  \
+    X(malformed_wqes)       /* WQEs that failed validation                       */  \
+    X(flushed_wqes)         /* WQEs completed with WR_FLUSH_ERR                  */  \
+    X(icrc_errors)          /* packets dropped because their ICRC failed         */  \
+    X(faults_injected)      /* every injected fault (faults.hpp record())        */  \
+    X(fault_drops)          /* packets dropped by a fault                        */  \
+    X(fault_delays)         /* packets delayed by a fault                        */  \
+    X(fault_duplicates)     /* packets duplicated by a fault                     */  \
+    X(fault_reorders)       /* packets held behind the next one by a fault       */  \
+    X(fault_corruptions)    /* packets corrupted by a fault (ICRC then fails)    */  \
+    X(fault_failed_ops)     /* work requests failed by a fault                   */  \
+    X(fault_failed_cmds)    /* commands failed by a fault                        */  \
+    X(fault_rnr_naks)       /* SENDs answered RNR by an RNR storm                */  \
+    X(fault_expired_tokens) /* remote accesses refused for an expired token      */  \
+    X(fault_qp_errors)      /* QPs moved to error by a fault                     */  \
+    X(fault_killed_conns)   /* connections killed by a fault                     */  \
+    X(fault_vanished)       /* packets/CM messages lost to a vanished peer       */  \
+    X(fault_cq_overruns)    /* CQs overrun by a fault                            */  \
+    X(fault_eq_events)      /* spurious EQEs posted by an EQ storm               */
+// clang-format on
+
+inline constexpr uint32_t kMaxCounters = 64;
+struct CountersResponse {
+    ResponseHeader header;
+    uint32_t count;  // values filled (the list's length)
+    uint32_t reserved;
+    uint64_t values[kMaxCounters];
+};
+static_assert(sizeof(CountersResponse) == 16 + 8 * kMaxCounters);
 
 }  // namespace softndk::hw

@@ -129,6 +129,11 @@ class Thread {
     std::thread thread_;
 };
 
+// Adds a line "<time> <event> #<thread> <name>: <detail>" to the scheduler's trace
+// (SOFTNDK_SIM_TRACE), if there is one: for what the run should show beside the
+// scheduling decisions (an injected fault). Not a transfer point.
+void trace_note(const char *event, const std::string &detail);
+
 // ---- Transfer points.
 
 // A point where another runnable thread may run first (`where` names it in the trace).

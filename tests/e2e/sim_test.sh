@@ -11,6 +11,9 @@
 #       a sweep finds a deadlocked seed, and its replay prints every thread's wait
 #   sim_test.sh sweep SOFTNDK SEEDS PROGRAM ARGS...
 #       every seed in SEEDS passes
+#   sim_test.sh faults-sweep SOFTNDK SEEDS PROGRAM ARGS...
+#       every seed passes with 5 % of the packets dropped and an RNR storm, and a replay's
+#       trace shows the faults it injected
 set -u
 mode=$1 softndk=$2
 shift 2
@@ -71,6 +74,18 @@ case $mode in
     seeds=$1
     shift
     "$softndk" sim --seeds "$seeds" -- "$@" || fail "a seed failed"
+    ;;
+  faults-sweep)
+    seeds=$1
+    shift
+    printf '[lossy]\nkind = drop\nprobability = 5%%\n\n[busy-receiver]\nkind = rnr-storm\nstart_ns = 0\nduration_ns = 2000000\n' \
+      >"$work/faults.ini"
+    "$softndk" sim --seeds "$seeds" --faults "$work/faults.ini" -- "$@" || fail "a seed failed with faults"
+    "$softndk" sim --replay 1 --faults "$work/faults.ini" --trace "$work/f.trace" -- "$@" \
+      >"$work/f.out" 2>&1 || { cat "$work/f.out"; fail "seed 1 with faults failed on replay"; }
+    grep -q " fault .*drop" "$work/f.trace" || fail "the trace shows no dropped packet"
+    grep -q " fault .*rnr-storm" "$work/f.trace" || fail "the trace shows no RNR storm"
+    echo "faults in seed 1's trace: $(grep -c ' fault ' "$work/f.trace")"
     ;;
   *)
     fail "unknown mode $mode"

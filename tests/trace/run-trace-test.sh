@@ -10,6 +10,10 @@
 #            skipped, when tshark is missing)
 #   replay   PROGRAM runs twice under `SOFTNDK sim --replay 7`: the two traces must be
 #            identical byte for byte (simulated time writes no wall times)
+#   faults   PROGRAM runs under `SOFTNDK sim --replay 1` with 5 % packet loss and an RNR
+#            storm (the fault file of tests/e2e/sim_test.sh): the listing has fault
+#            records of both kinds and RNR retries, the JSON is valid, the pcapng's ICRCs
+#            verify and some frames carry a comment
 # In daemon mode (SOFTNDK_MODE=daemon, under tests/support/with-daemon.sh) the device's
 # records are in the daemon's trace, SOFTNDK_TRACE as the daemon inherited it, and the
 # provider's in SOFTNDK_TRACE.consumer-<pid>: `json` checks the daemon's file with
@@ -47,6 +51,30 @@ if [ "$mode" = replay ]; then
     exit 1
   fi
   echo "run-trace-test: seed 7 replayed to the same trace ($(stat -c %s "$dir/a.trace") bytes)"
+  exit 0
+fi
+
+if [ "$mode" = faults ]; then
+  printf '[lossy]\nkind = drop\nprobability = 5%%\n\n[busy-receiver]\nkind = rnr-storm\nstart_ns = 0\nduration_ns = 2000000\n' \
+    >"$dir/faults.ini"
+  run "$dir/f.trace" "$softndk" sim --replay 1 --faults "$dir/faults.ini" --trace "$dir/f.sched" -- "$@"
+  "$softndk" trace "$dir/f.trace" --format text -o "$dir/f.txt" || exit 1
+  grep -q ' fault .*drop' "$dir/f.txt" || { echo "run-trace-test: no drop fault listed" >&2; exit 1; }
+  grep -q ' fault .*rnr-storm' "$dir/f.txt" || { echo "run-trace-test: no RNR storm listed" >&2; exit 1; }
+  grep -q 'RNR retry' "$dir/f.txt" || { echo "run-trace-test: no RNR retry listed" >&2; exit 1; }
+  echo "run-trace-test: $(grep -c ' fault ' "$dir/f.txt") faults, $(grep -c ' retry ' "$dir/f.txt") retries listed"
+  "$softndk" trace "$dir/f.trace" -o "$dir/f.json" || exit 1
+  "$check" json "$dir/f.json" || exit 1
+  "$softndk" trace "$dir/f.trace" --format pcap -o "$dir/f.pcapng" || exit 1
+  out=$("$check" pcap "$dir/f.pcapng") || exit 1
+  echo "$out"
+  case $out in *" 0 with comments"*) echo "run-trace-test: no frame is commented" >&2; exit 1 ;; esac
+  if command -v tshark >/dev/null 2>&1; then
+    malformed=$(tshark -r "$dir/f.pcapng" -Y '_ws.malformed' 2>/dev/null | wc -l)
+    comments=$(tshark -r "$dir/f.pcapng" -Y 'frame.comment' 2>/dev/null | wc -l)
+    echo "run-trace-test: tshark: $malformed malformed, $comments frames with a comment"
+    [ "$malformed" -eq 0 ] && [ "$comments" -gt 0 ] || exit 1
+  fi
   exit 0
 fi
 

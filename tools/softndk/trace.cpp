@@ -347,12 +347,17 @@ Links link(const std::vector<Record> &records) {
                 const auto &f = r.body.fault;
                 const std::string what = fmt::format(
                     "fault injected: {}", std::string(f.what, strnlen(f.what, sizeof f.what)));
+                // The fault injector names the QP only: its packet is the latest one that QP
+                // sent (a transmit-side fault) or was sent (receive-side: on the peer).
                 bool attached = false;
                 for (size_t back = 0; back < i && back < 64; ++back) {
                     const size_t j = i - 1 - back;
                     const Record &t = records[j];
-                    if (t.type == Type::kPacketTx && t.device == r.device &&
-                        t.body.packet.qp == f.qp && t.body.packet.psn == f.psn) {
+                    if (t.type != Type::kPacketTx) continue;
+                    const bool sender = t.device == r.device && t.body.packet.qp == f.qp;
+                    const bool receiver = t.body.packet.dest_qp == f.qp;
+                    if (f.psn == 0 ? (sender || receiver)
+                                   : (sender && t.body.packet.psn == f.psn)) {
                         l.comments[j].push_back(what);
                         attached = true;
                         break;
