@@ -251,7 +251,10 @@ inline Record make(Type type, uint32_t device, uint64_t model_ns, uint8_t flags 
 }
 
 // ---- Hooks written by the provider and by the fault injector (the device's are in
-// emulator/trace/hooks.hpp, which knows its types). Each is one branch when off.
+// emulator/trace/hooks.hpp, which knows its types). Each is one branch when off - but a
+// call's arguments are evaluated before it: a call site whose arguments cost anything (a
+// function call such as the provider's clock().now(), an atomic load) puts
+// `if (trace::on())` in front of the call, so that nothing is computed when off.
 
 // The provider wrote a WQE (send queue, or receive queue when `receive`).
 void post_slow(uint32_t device, uint32_t qp, uint32_t wqe_index, uint8_t opcode, uint32_t length,
