@@ -90,7 +90,8 @@ if [ "${SOFTNDK_MODE:-embedded}" = daemon ]; then
       exec "$check" json-device "$dir/run.json"
       ;;
     text)
-      consumer=$(ls "$trace".consumer-* 2>/dev/null | head -n 1)
+      consumer=
+      for f in "$trace".consumer-*; do [ -e "$f" ] && consumer=$f; done
       [ -n "$consumer" ] || { echo "run-trace-test: no $trace.consumer-<pid>" >&2; exit 1; }
       "$softndk" trace "$consumer" --format text -o "$dir/run.txt" || exit 1
       grep -q ' post ' "$dir/run.txt" || { echo "run-trace-test: no post in the consumer's trace" >&2; exit 1; }
