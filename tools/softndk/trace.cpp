@@ -297,9 +297,11 @@ Links link(const std::vector<Record> &records) {
                     }
                     break;
                 }
+                // The latest send of this packet that has not arrived yet: after a loss,
+                // the resend is the one that arrives.
                 if (q.empty()) break;
-                const size_t tx = q.front();
-                q.pop_front();
+                const size_t tx = q.back();
+                q.pop_back();
                 l.rx_of[tx] = i;
                 l.wqe_of[i] = l.wqe_of[tx];
                 const size_t post = l.wqe_of[tx];
