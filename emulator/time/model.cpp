@@ -61,12 +61,14 @@ uint64_t TimingModel::pcie_occupancy(uint64_t bytes) const {
 
 uint64_t TimingModel::doorbell(uint64_t posted, bool blueflame) {
     if (!enabled_) return posted;
+    std::lock_guard lock(lock_);
     const uint64_t start = mmio_.reserve(at_ps(posted), ps(cost_.doorbell_gap_ns));
     return at_ns(start) + cost_.doorbell_ns + (blueflame ? cost_.blueflame_ns : 0);
 }
 
 uint64_t TimingModel::dma_read(uint64_t t, uint64_t bytes) {
     if (!enabled_) return t;
+    std::lock_guard lock(lock_);
     const uint64_t busy = pcie_occupancy(bytes);
     const uint64_t done = at_ns(dma_read_.reserve(at_ps(t), busy) + busy) + cost_.dma_read_ns;
     tracing::dma(this, true, t, done, bytes);
@@ -75,6 +77,7 @@ uint64_t TimingModel::dma_read(uint64_t t, uint64_t bytes) {
 
 uint64_t TimingModel::dma_write(uint64_t t, uint64_t bytes) {
     if (!enabled_) return t;
+    std::lock_guard lock(lock_);
     const uint64_t busy = pcie_occupancy(bytes);
     const uint64_t done = at_ns(dma_write_.reserve(at_ps(t), busy) + busy) + cost_.dma_write_ns;
     tracing::dma(this, false, t, done, bytes);
@@ -92,6 +95,7 @@ uint64_t TimingModel::receive_unit(uint32_t qp, uint64_t t, uint32_t ns, const L
 uint64_t TimingModel::process(std::vector<Timeline> &units, uint32_t qp, uint64_t t, uint32_t ns,
                               const Lookup &lookup) {
     if (!enabled_) return t;
+    std::lock_guard lock(lock_);
     const uint64_t miss = cost_.cache_miss_ns != 0 ? cost_.cache_miss_ns : cost_.dma_read_ns;
     uint64_t stall = 0;  // ps
     auto fetch = [&](LruCache &cache, uint64_t key, uint64_t entry_bytes) {
@@ -107,6 +111,7 @@ uint64_t TimingModel::process(std::vector<Timeline> &units, uint32_t qp, uint64_
 
 uint64_t TimingModel::transmit(uint64_t t, uint64_t transport_bytes, bool loopback) {
     if (!enabled_) return t;
+    std::lock_guard lock(lock_);
     uint64_t at =
         tx_pipeline_.reserve(at_ps(t), ps(cost_.pipeline_packet_ns)) + ps(cost_.tx_pipeline_ns);
     if (loopback || cost_.link_mbps == 0) return at_ns(at);
@@ -118,6 +123,7 @@ uint64_t TimingModel::transmit(uint64_t t, uint64_t transport_bytes, bool loopba
 
 uint64_t TimingModel::receive(uint64_t t) {
     if (!enabled_) return t;
+    std::lock_guard lock(lock_);
     return at_ns(rx_pipeline_.reserve(at_ps(t), ps(cost_.pipeline_packet_ns))) +
            cost_.rx_pipeline_ns;
 }
@@ -133,13 +139,16 @@ TimingModel::Lookup TimingModel::access(uint32_t token, uint64_t iova, uint64_t 
 }
 
 void TimingModel::forget_qp(uint32_t qp) {
+    std::lock_guard lock(lock_);
     qpc_.erase(qp);
 }
 void TimingModel::forget_mpt(uint32_t index) {
+    std::lock_guard lock(lock_);
     mpt_.erase(index);
 }
 
 TimingModel::Stats TimingModel::stats() const {
+    std::lock_guard lock(lock_);
     return Stats{qpc_.hits(),
                  qpc_.misses(),
                  mpt_.hits(),

@@ -77,7 +77,8 @@ struct CacheLookup {
 };
 
 // The resources of one device and the path steps over them. Every step takes the
-// time the request reaches it and returns the time it leaves. Thread-safe.
+// time the request reaches it and returns the time it leaves. Thread-safe: one lock
+// per model, held for the whole of each step (its resources and caches together).
 class TimingModel {
   public:
     // `origin_ns`: the earliest model time the device will see. Timelines book in
@@ -129,6 +130,7 @@ class TimingModel {
     const CostModel cost_;
     const uint64_t origin_ns_;
     const bool enabled_;
+    mutable SpinLock lock_;  // guards every timeline and cache below
     Timeline mmio_;
     Timeline dma_read_;
     Timeline dma_write_;

@@ -1,12 +1,12 @@
 #include "time/timeline.hpp"
 
 #include <algorithm>
+#include <cstring>
 
 namespace softndk::emu::time {
 
 uint64_t Timeline::reserve(uint64_t arrival, uint64_t occupancy) {
     if (occupancy == 0) return arrival;
-    std::lock_guard lock(mutex_);
     arrival = std::max(arrival, forgotten_until_);
     busy_total_ += occupancy;
     // The common case: the host runs requests roughly in model-time order, so a
@@ -20,17 +20,17 @@ uint64_t Timeline::reserve(uint64_t arrival, uint64_t occupancy) {
         return arrival;
     }
     // First interval that ends after the arrival: the gaps before it are in the past.
-    size_t i = 0;
-    size_t n = count_;
-    while (n > 0) {  // binary search over the ring
+    // A branchless binary search (the halving compiles to conditional moves): where a
+    // late request lands is unpredictable, and mispredicted branches cost more than
+    // the search's few loads.
+    const Interval *kept = &at(0);
+    const Interval *base = kept;
+    for (size_t n = count_; n > 1;) {
         const size_t half = n / 2;
-        if (at(i + half).end <= arrival) {
-            i += half + 1;
-            n -= half + 1;
-        } else {
-            n = half;
-        }
+        base = base[half - 1].end <= arrival ? base + half : base;
+        n -= half;
     }
+    size_t i = static_cast<size_t>(base - kept) + (base->end <= arrival ? 1 : 0);
     uint64_t start = arrival;
     for (; i < count_; ++i) {
         const Interval &b = at(i);
@@ -57,7 +57,7 @@ uint64_t Timeline::reserve(uint64_t arrival, uint64_t occupancy) {
 void Timeline::insert(size_t index, Interval interval) {
     if (count_ == kHistory) {  // forget the oldest
         forgotten_until_ = std::max(forgotten_until_, at(0).end);
-        head_ = (head_ + 1) % kHistory;
+        ++first_;
         --count_;
         if (index == 0) {  // older than everything kept: forgotten at once
             forgotten_until_ = std::max(forgotten_until_, interval.end);
@@ -65,30 +65,30 @@ void Timeline::insert(size_t index, Interval interval) {
         }
         --index;
     }
-    for (size_t k = count_; k > index; --k)
-        at(k) = at(k - 1);
+    if (first_ + count_ == busy_.size()) {  // the window reached the end: back to the front
+        std::memmove(busy_.data(), &at(0), count_ * sizeof(Interval));
+        first_ = 0;
+    }
+    if (index < count_)  // else appended: the common case, no call
+        std::memmove(&at(index + 1), &at(index), (count_ - index) * sizeof(Interval));
     at(index) = interval;
     ++count_;
 }
 
 void Timeline::erase(size_t index) {
-    for (size_t k = index; k + 1 < count_; ++k)
-        at(k) = at(k + 1);
+    std::memmove(&at(index), &at(index + 1), (count_ - index - 1) * sizeof(Interval));
     --count_;
 }
 
 uint64_t Timeline::busy_until() const {
-    std::lock_guard lock(mutex_);
     return count_ == 0 ? 0 : at(count_ - 1).end;
 }
 
 uint64_t Timeline::busy_total() const {
-    std::lock_guard lock(mutex_);
     return busy_total_;
 }
 
 bool LruCache::touch(uint64_t key) {
-    std::lock_guard lock(mutex_);
     if (capacity_ == 0) {
         ++misses_;
         return false;
@@ -113,7 +113,6 @@ bool LruCache::touch(uint64_t key) {
 }
 
 void LruCache::erase(uint64_t key) {
-    std::lock_guard lock(mutex_);
     if (auto it = where_.find(key); it != where_.end()) {
         order_.erase(it->second);
         where_.erase(it);
@@ -121,12 +120,10 @@ void LruCache::erase(uint64_t key) {
 }
 
 uint64_t LruCache::hits() const {
-    std::lock_guard lock(mutex_);
     return hits_;
 }
 
 uint64_t LruCache::misses() const {
-    std::lock_guard lock(mutex_);
     return misses_;
 }
 

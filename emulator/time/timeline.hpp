@@ -20,10 +20,10 @@
 
 namespace softndk::emu::time {
 
-// The model's locks guard a few instructions each and are taken ~20 times per
-// message, where a futex mutex's call overhead would cost more than the model's
-// work. Spins briefly, then yields (never more spinners than cores: a holder that
-// was preempted gets the processor back).
+// The model's lock (TimingModel) guards a few instructions per step and is taken
+// about ten times per message, where a futex mutex's call overhead would cost more
+// than the model's work. Spins briefly, then yields (never more spinners than cores:
+// a holder that was preempted gets the processor back).
 class SpinLock {
   public:
     void lock() {
@@ -40,7 +40,9 @@ class SpinLock {
 };
 
 // One resource with its own timeline: a PCIe channel, a processing unit, a
-// pipeline stage, a link. Thread-safe.
+// pipeline stage, a link. Not synchronised: its owner serialises the calls
+// (TimingModel holds one lock across each step, however many resources the step
+// books - a locked instruction per resource was a third of the model's cost).
 class Timeline {
   public:
     // Busy intervals kept. Older ones are forgotten, and the resource counts as busy
@@ -61,23 +63,24 @@ class Timeline {
         uint64_t start;
         uint64_t end;
     };
-    Interval &at(size_t i) { return busy_[(head_ + i) % kHistory]; }
-    const Interval &at(size_t i) const { return busy_[(head_ + i) % kHistory]; }
+    Interval &at(size_t i) { return busy_[first_ + i]; }
+    const Interval &at(size_t i) const { return busy_[first_ + i]; }
     void insert(size_t index, Interval interval);  // before at(index); forgets the oldest if full
     void erase(size_t index);
 
-    mutable SpinLock mutex_;
-    // Ring of the kept intervals: at(0) .. at(count_ - 1), sorted by start, disjoint
-    // and not adjacent (adjacent bookings merge).
-    std::array<Interval, kHistory> busy_{};
-    size_t head_ = 0;
+    // The kept intervals, at(0) .. at(count_ - 1): sorted by start, disjoint and not
+    // adjacent (adjacent bookings merge). A contiguous window that slides forward in
+    // twice the history as old ones are forgotten, moved back to the front when it
+    // reaches the end: a booking inside it is one memmove, a lookup a binary search.
+    std::array<Interval, 2 * kHistory> busy_{};
+    size_t first_ = 0;
     size_t count_ = 0;
     uint64_t forgotten_until_ = 0;
     uint64_t busy_total_ = 0;
 };
 
 // An on-device cache of fixed-size entries (QP contexts, MPT entries, MTT entries),
-// least recently used out. Thread-safe.
+// least recently used out. Not synchronised, like Timeline.
 class LruCache {
   public:
     explicit LruCache(size_t capacity) : capacity_(capacity) {}
@@ -92,7 +95,6 @@ class LruCache {
 
   private:
     const size_t capacity_;
-    mutable SpinLock mutex_;
     std::list<uint64_t> order_;  // front = most recent
     std::unordered_map<uint64_t, std::list<uint64_t>::iterator> where_;
     uint64_t hits_ = 0;

@@ -584,6 +584,63 @@ TEST_CASE("softndk perf: model-time usage errors exit 2", "[e2e][perf]") {
     CHECK(contains(run(kSoftndk, {"perf", "--time", "paced"}).err, "SOFTNDK_TIME"));
 }
 
+#if defined(__SANITIZE_THREAD__)
+constexpr bool kTsanBuild = true;
+#else
+constexpr bool kTsanBuild = false;
+#endif
+
+TEST_CASE("softndk perf in paced mode: an end per thread, never faster than the model",
+          "[e2e][perf]") {
+    // Paced mode holds every placement and completion back to its model time, so a
+    // wall-clock ping-pong cannot beat the modeled one-way latency; it is slower by the
+    // host's own turn-around (bench/model.sh measures by how much). Embedded, send and
+    // write latency run each end on its own thread; the daemon's device thread needs
+    // the other core, so there perf keeps one, and so does a TSan build (perf.cpp).
+    std::vector<std::string> paced = {"perf", "--profile", "roce-default", "--time", "paced"};
+    std::vector<std::string> model = {"perf", "--profile", "roce-default", "--clock", "model"};
+    std::vector<std::string> paced_env;
+    std::unique_ptr<Daemon> paced_daemon;
+    if (daemon_mode()) {
+        paced_daemon = std::make_unique<Daemon>(std::vector<std::string>{"SOFTNDK_TIME=paced"});
+        paced_env = paced_daemon->env();
+        paced = {"perf"};
+        model = {"perf", "--clock", "model"};  // the test's own (functional) daemon
+    }
+    auto with = [](std::vector<std::string> args, std::initializer_list<const char *> more) {
+        args.insert(args.end(), more.begin(), more.end());
+        return args;
+    };
+    for (const char *verb : {"send", "write"}) {
+        INFO(verb);
+        const Run wall =
+            run(kSoftndk, with(paced, {"-t", verb, "--lat", "-s", "8", "-n", "2000", "--json"}),
+                paced_env);
+        const Run modeled =
+            run(kSoftndk, with(model, {"-t", verb, "--lat", "-s", "8", "-n", "2000", "--json"}));
+        REQUIRE(wall.exit_code == 0);
+        REQUIRE(modeled.exit_code == 0);
+        const boost::json::value wall_report = parse_json(wall.out);
+        const boost::json::value model_report = parse_json(modeled.out);
+        CHECK(model_report.as_object().at("time_mode").as_string() == "functional");
+        const auto &w = wall_report.as_object().at("results").as_array().at(0).as_object();
+        const auto &m = model_report.as_object().at("results").as_array().at(0).as_object();
+        // Both are printed to 0.01 us.
+        CHECK(number(m.at("t_min")) > 0);
+        CHECK(number(w.at("t_min")) >= number(m.at("t_min")) - 0.01);
+        const Run table = run(kSoftndk, with(paced, {"-t", verb, "--lat", "-n", "100"}), paced_env);
+        REQUIRE(table.exit_code == 0);
+        CHECK(contains(table.out, daemon_mode() || kTsanBuild
+                                      ? "Process        : both ends, one thread\n"
+                                      : "Process        : both ends, a thread each\n"));
+    }
+    // Read latency, and functional mode, keep one thread.
+    CHECK(contains(run(kSoftndk, with(paced, {"-t", "read", "--lat", "-n", "100"}), paced_env).out,
+                   "Process        : both ends, one thread\n"));
+    CHECK(contains(run(kSoftndk, {"perf", "-t", "write", "--lat", "-n", "100"}).out,
+                   "Process        : both ends, one thread\n"));
+}
+
 // ---------------------------------------------------------------------------
 // softndk --version, devices
 // ---------------------------------------------------------------------------

@@ -3,10 +3,13 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <deque>
+#include <exception>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -114,6 +117,17 @@ class Side {
     std::vector<double> *completed_at = nullptr;
     uint64_t stamp_base = 0;
 
+    // A receive completion reposts its receive at once, or, with defer_reposts, when
+    // the driver calls repost_owed() (off the path from a receive to the answer).
+    bool defer_reposts = false;
+    std::vector<ULONG> reposts_owed = std::vector<ULONG>(qps.size());
+    void repost_owed() {
+        for (size_t qp = 0; qp < reposts_owed.size(); ++qp) {
+            if (reposts_owed[qp] != 0) post_receives(qp, reposts_owed[qp]);
+            reposts_owed[qp] = 0;
+        }
+    }
+
     // Receives: where they land and how many bytes each completion must carry.
     size_t receive_offset = 0;
     ULONG receive_length = 0;
@@ -186,7 +200,10 @@ class Side {
                                                          receive_expected));
                 ++received;
                 last_receive = t;
-                post_receives(qp, 1);
+                if (defer_reposts)
+                    ++reposts_owed[qp];
+                else
+                    post_receives(qp, 1);
             } else {
                 throw std::runtime_error(
                     fmt::format("{}: completion with unknown context {}", name_, r.RequestContext));
@@ -216,6 +233,16 @@ class Side {
 // ---------------------------------------------------------------------------
 // The test setup
 // ---------------------------------------------------------------------------
+// ThreadSanitizer cannot see what orders the device's placement of a payload before
+// the poll that sees its last byte (nothing in the program does: perftest relies on
+// the adapter placing data in order), so it would report every poll. A TSan build
+// keeps one thread.
+#if defined(__SANITIZE_THREAD__)
+constexpr bool kEndPerThreadBuild = false;
+#else
+constexpr bool kEndPerThreadBuild = true;
+#endif
+
 struct Setup {
     PerfOptions options;
     uint64_t max_size = 0;
@@ -223,7 +250,14 @@ struct Setup {
     uint32_t cq_moderation = 0;
     uint32_t inline_size = 0;
     ULONG receive_depth = 1;
+    bool paced = false;    // the adapters run in paced mode (SOFTNDK_TIME or --time)
+    bool embedded = true;  // the device runs on the posting threads (not SOFTNDK_MODE=daemon)
     bool model_clock() const { return options.clock == ClockSource::kModel; }
+    // Send and write latency with an end on each thread: see the threaded drivers.
+    bool end_per_thread() const {
+        return kEndPerThreadBuild && paced && embedded && !model_clock() &&
+               options.mode == Mode::kLatency && options.verb != Verb::kRead;
+    }
     // Buffer layout of both ends: [0, max_size) is what an end sends or is
     // read from; [max_size, 2 max_size) is where the peer's data lands.
     size_t source() const { return 0; }
@@ -368,6 +402,174 @@ std::vector<double> send_latency(const Setup &s, Side &c, Side &srv, uint64_t si
     return t;
 }
 
+// ---------------------------------------------------------------------------
+// Paced-mode latency with the wall clock: an end per thread.
+//
+// In paced mode the device places nothing and completes nothing before its model
+// time, so a wall-clock ping-pong measures the modeled exchange plus whatever host
+// work sits on its critical path. Driven from one thread, that is all of both
+// ends' host work: an embedded post returns only after the exchange it started -
+// the payload placed at its model time, then the ACK and the requester's CQE - so
+// the peer's end saw the payload only after this thread had also handled the ACK
+// and the completion (1.78x the modeled 8 B write on cx5-100g). perftest runs each
+// end in its own process; here each end runs on its own thread and polls its own
+// CQ and buffer, so an end answers as soon as the payload lands while the other
+// end's thread finishes its ACK and CQE in parallel. Two threads, the two ends:
+// never more busy-polling threads than the machine's cores (docs/conventions.md);
+// the server's end is the one on the extra thread. Read latency keeps one thread
+// (the server's end posts nothing), and so do functional mode (where the device
+// runs ahead of the host and a second thread would only add cross-core hand-offs),
+// --clock model (whose figures come from the device's dates, not from when a
+// thread saw them) and daemon mode (whose device thread needs a core of its own).
+// ---------------------------------------------------------------------------
+
+// Thrown into an end's wait when the other end failed, so that both threads stop;
+// run_both_ends() reports the other end's own error instead.
+struct OtherEndFailed {};
+
+// Polls `side`'s CQ (only its own: the other end's belongs to the other thread)
+// until `done()`.
+template <class Done>
+void wait_own(Side &side, const std::atomic<bool> &abort, const char *what, Done done) {
+    Wait wait(what);
+    while (!done()) {
+        if (abort.load(std::memory_order_relaxed)) throw OtherEndFailed{};
+        if (side.reap() == 0) wait.idle();
+    }
+}
+
+// Runs `client_end` on this thread and `server_end` on a thread of its own, both
+// to the end; each gets the flag that says the other failed. Rethrows the first
+// end's own failure (the client's if both failed).
+void run_both_ends(const std::function<void(const std::atomic<bool> &)> &client_end,
+                   const std::function<void(const std::atomic<bool> &)> &server_end) {
+    std::atomic<bool> abort{false};
+    auto run = [&abort](const std::function<void(const std::atomic<bool> &)> &end,
+                        std::exception_ptr &error) {
+        try {
+            end(abort);
+        } catch (const OtherEndFailed &) {
+        } catch (...) {
+            error = std::current_exception();
+            abort.store(true, std::memory_order_relaxed);
+        }
+    };
+    std::exception_ptr client_error, server_error;
+    std::thread server([&] { run(server_end, server_error); });
+    run(client_end, client_error);
+    server.join();
+    if (client_error) std::rethrow_exception(client_error);
+    if (server_error) std::rethrow_exception(server_error);
+}
+
+// The last byte of a message, as the other end's thread sees it: the device
+// places the payload in order (NDK_ADAPTER_FLAG_IN_ORDER_DMA_SUPPORTED, as
+// perftest assumes), so once the last byte has its new value the whole message
+// is there; the acquire keeps this end's later reads after it.
+bool landed(uint8_t *last_byte, uint8_t value) {
+    return std::atomic_ref<uint8_t>(*last_byte).load(std::memory_order_acquire) == value;
+}
+
+// A spin-wait hint (x86 PAUSE): a spinning thread leaves the core to its sibling
+// hyperthread and avoids the pipeline flush when the polled line changes.
+inline void cpu_relax() {
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#endif
+}
+
+// Spins on the last byte until it is `value`, as perftest's write_lat does: no CQ
+// poll in between, so the end sees the payload within a load or two of its
+// placement (a CQ poll in the loop would add its own time to every turn-around).
+// This end's CQ is polled where it needs room to post.
+void wait_landed(uint8_t *last_byte, uint8_t value, const std::atomic<bool> &abort,
+                 const char *what) {
+    constexpr uint32_t kSpinsPerCheck = 1024;  // loads between abort and stall checks
+    Wait wait(what);
+    for (uint32_t spins = 0; !landed(last_byte, value);) {
+        cpu_relax();
+        if (++spins % kSpinsPerCheck != 0) continue;
+        if (abort.load(std::memory_order_relaxed)) throw OtherEndFailed{};
+        wait.idle();
+    }
+}
+
+// ib_write_lat with an end per thread: each end writes into the other's target
+// half, then polls the last byte of its own target half. t[i] is when the client
+// starts iteration i.
+std::vector<double> write_latency_per_thread(const Setup &s, Side &c, Side &srv, uint64_t size,
+                                             uint64_t iters) {
+    std::vector<double> t(iters + 1);
+    uint8_t *client_poll = c.ep.buffer() + s.target() + size - 1;
+    uint8_t *server_poll = srv.ep.buffer() + s.target() + size - 1;
+    uint8_t *client_last = c.ep.buffer() + s.source() + size - 1;
+    uint8_t *server_last = srv.ep.buffer() + s.source() + size - 1;
+    *client_poll = 0;  // before the server's thread starts
+    *server_poll = 0;
+    auto end = [&](Side &self, uint8_t *last, uint8_t *poll, bool client) {
+        return [&self, last, poll, client, &s, &t, size, iters](const std::atomic<bool> &abort) {
+            for (uint64_t i = 0; i < iters; ++i) {
+                const auto seq = static_cast<uint8_t>(i + 1);  // always a change
+                if (client) {
+                    t[i] = now();
+                } else {
+                    wait_landed(poll, seq, abort, "the server waits for the client's write");
+                }
+                *last = seq;
+                post(s, self, 0, size, true);
+                // Room for the next post before anything else, as perftest polls its
+                // CQ right after posting: the CQE (due when the ACK returns) comes
+                // before the peer's answer can, so retiring it here keeps it off the
+                // path from the answer's arrival to the next post.
+                wait_own(self, abort, "waiting for send-queue room",
+                         [&] { return self.in_flight(0) < s.tx_depth; });
+                if (client)
+                    wait_landed(poll, seq, abort, "the client waits for the server's write");
+            }
+            if (client) t[iters] = now();
+            wait_own(self, abort, "waiting for the last completions", [&] { return self.idle(); });
+        };
+    };
+    run_both_ends(end(c, client_last, client_poll, true),
+                  end(srv, server_last, server_poll, false));
+    return t;
+}
+
+// ib_send_lat with an end per thread: the client sends and waits for its receive;
+// the server waits for its receive and sends back.
+std::vector<double> send_latency_per_thread(const Setup &s, Side &c, Side &srv, uint64_t size,
+                                            uint64_t iters) {
+    std::vector<double> t(iters + 1);
+    c.defer_reposts = srv.defer_reposts = true;  // kLatencyReceiveDepth: room for a few
+    auto end = [&](Side &self, bool client) {
+        return [&self, client, &s, &t, size, iters](const std::atomic<bool> &abort) {
+            for (uint64_t i = 0; i < iters; ++i) {
+                if (client)
+                    t[i] = now();
+                else
+                    wait_own(self, abort, "the server waits for the client's send",
+                             [&] { return self.received > i; });
+                post(s, self, 0, size, true);
+                // After the post, as in write_latency_per_thread: the receive just
+                // taken is reposted and this send's CQE retired while the peer
+                // answers, not between a receive and the answer.
+                self.repost_owed();
+                wait_own(self, abort, "waiting for send-queue room",
+                         [&] { return self.in_flight(0) < s.tx_depth; });
+                if (client)
+                    wait_own(self, abort, "the client waits for the server's send",
+                             [&] { return self.received > i; });
+            }
+            self.repost_owed();
+            if (client) t[iters] = now();
+            wait_own(self, abort, "waiting for the last completions", [&] { return self.idle(); });
+        };
+    };
+    run_both_ends(end(c, true), end(srv, false));
+    c.defer_reposts = srv.defer_reposts = false;
+    return t;
+}
+
 // ib_read_lat: one read at a time; its completion ends the iteration.
 std::vector<double> read_latency(const Setup &s, Side &c, uint64_t size, uint64_t iters) {
     std::vector<double> t(iters + 1);
@@ -387,12 +589,14 @@ LatencyRow run_latency(const Setup &s, Side &c, Side &srv, uint64_t size, uint64
     std::vector<double> t;
     switch (s.options.verb) {
         case Verb::kWrite:
-            t = write_latency(s, c, srv, size, iters);
+            t = s.end_per_thread() ? write_latency_per_thread(s, c, srv, size, iters)
+                                   : write_latency(s, c, srv, size, iters);
             break;
         case Verb::kSend:
             c.receive_expected = srv.receive_expected = size;
             c.received = srv.received = 0;
-            t = send_latency(s, c, srv, size, iters);
+            t = s.end_per_thread() ? send_latency_per_thread(s, c, srv, size, iters)
+                                   : send_latency(s, c, srv, size, iters);
             break;
         case Verb::kRead:
             t = read_latency(s, c, size, iters);
@@ -498,8 +702,9 @@ void print_banner(const Setup &s, const Endpoint &client, const Endpoint &server
     out += fmt::format(" Number of qps   : {}\t\tTransport type : {}\n", s.options.qp_count,
                        technology_name(info.RdmaTechnology));
     out += " Connection type : RC\t\tUsing SRQ      : OFF\n";
-    out += fmt::format(" NDK version     : {}.{}\t\tProcess        : both ends, one thread\n",
-                       info.Version.Major, info.Version.Minor);
+    out += fmt::format(" NDK version     : {}.{}\t\tProcess        : both ends, {}\n",
+                       info.Version.Major, info.Version.Minor,
+                       s.end_per_thread() ? "a thread each" : "one thread");
     out += fmt::format(" TX depth        : {}\n", s.tx_depth);
     if (s.options.mode == Mode::kBandwidth)
         out += fmt::format(" CQ Moderation   : {}\n", s.cq_moderation);
@@ -763,6 +968,8 @@ int run_perf(const PerfOptions &options) {
         throw std::runtime_error(
             "--clock model: the provider does not offer SoftNDK's model-time extension on its "
             "CQs (NdkQueryExtension), so there is no model time to report");
+    s.paced = client.model_time() != nullptr && client.time_mode() == SOFTNDK_TIME_MODE_PACED;
+    s.embedded = !daemon_mode();
     Side c(client, "client", s.model_clock()), srv(server, "server", s.model_clock());
     for (Side *side : {&c, &srv}) {
         side->receive_offset = s.target();

@@ -11,6 +11,15 @@
 // they poll for everything, so they also work if the device finishes a
 // request later (RNR retries, ACK timeouts, or a future daemon mode).
 //
+// The exception: send and write latency in paced mode, embedded, with the wall
+// clock. There the wall clock is the measurement, and one thread would add both
+// ends' host work to every turn-around (the peer polls for the payload only after
+// this thread has also handled the ACK and the completion). So each end runs on
+// its own thread, as perftest's two processes do: the server's end on a second
+// thread, each polling only its own CQ and buffer. Two busy threads, at most the
+// machine's two cores; the banner says "a thread each". (Not in a ThreadSanitizer
+// build, which cannot see what orders a payload before its last byte.)
+//
 // Clocks (--clock). wall: perftest's figures from the steady clock. model: every
 // figure from model time (the device's dates, softndk_ext.h), never the wall
 // clock:

@@ -1,5 +1,9 @@
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <random>
+#include <vector>
+
 #include "time/timeline.hpp"
 
 using softndk::emu::time::LruCache;
@@ -66,6 +70,71 @@ TEST_CASE("Back-to-back bookings merge and cost no history", "[timeline]") {
         REQUIRE(t.reserve(0, 3) == i * 3);
     // One interval [0, 3n): a gap-seeking request still sees the resource's start.
     CHECK(t.reserve(0, 1) == 30 * Timeline::kHistory);
+}
+
+// Timeline's booking rules written plainly, for the randomised comparison below: a
+// sorted vector of busy intervals, the oldest forgotten beyond kHistory.
+class ReferenceTimeline {
+  public:
+    uint64_t reserve(uint64_t arrival, uint64_t occupancy) {
+        if (occupancy == 0) return arrival;
+        arrival = std::max(arrival, forgotten_until_);
+        size_t i = 0;
+        while (i < busy_.size() && busy_[i].second <= arrival)
+            ++i;
+        uint64_t start = arrival;
+        for (; i < busy_.size(); ++i) {
+            if (start < busy_[i].first && busy_[i].first - start >= occupancy) break;
+            start = std::max(start, busy_[i].second);
+        }
+        const uint64_t end = start + occupancy;
+        const bool joins_prev = i > 0 && busy_[i - 1].second == start;
+        const bool joins_next = i < busy_.size() && busy_[i].first == end;
+        if (joins_prev && joins_next) {
+            busy_[i - 1].second = busy_[i].second;
+            busy_.erase(busy_.begin() + static_cast<std::ptrdiff_t>(i));
+        } else if (joins_prev) {
+            busy_[i - 1].second = end;
+        } else if (joins_next) {
+            busy_[i].first = start;
+        } else {
+            if (busy_.size() == Timeline::kHistory) {
+                forgotten_until_ = std::max(forgotten_until_, busy_.front().second);
+                busy_.erase(busy_.begin());
+                if (i == 0) {
+                    forgotten_until_ = std::max(forgotten_until_, end);
+                    return start;
+                }
+                --i;
+            }
+            busy_.insert(busy_.begin() + static_cast<std::ptrdiff_t>(i), {start, end});
+        }
+        return start;
+    }
+    uint64_t busy_until() const { return busy_.empty() ? 0 : busy_.back().second; }
+
+  private:
+    std::vector<std::pair<uint64_t, uint64_t>> busy_;
+    uint64_t forgotten_until_ = 0;
+};
+
+TEST_CASE("Out-of-order bookings over many histories match the plain rules", "[timeline]") {
+    // Requests arrive around a rising base, out of order (as when the host runs 16 QPs
+    // one after another), so bookings land in the middle, merge, and are forgotten while
+    // the kept window slides through its storage many times.
+    std::mt19937_64 random(12);
+    std::uniform_int_distribution<uint64_t> jitter(0, 400), length(1, 20), gap(10, 60);
+    Timeline timeline;
+    ReferenceTimeline reference;
+    uint64_t base = 1000;
+    for (int i = 0; i < 50000; ++i) {
+        base += gap(random);
+        const uint64_t arrival = base - jitter(random) % std::min<uint64_t>(base, 400);
+        const uint64_t occupancy = i % 97 == 0 ? 0 : length(random);
+        INFO("booking " << i << ": arrival " << arrival << ", occupancy " << occupancy);
+        REQUIRE(timeline.reserve(arrival, occupancy) == reference.reserve(arrival, occupancy));
+        REQUIRE(timeline.busy_until() == reference.busy_until());
+    }
 }
 
 TEST_CASE("LRU cache: a miss inserts, a hit refreshes, the least recent goes", "[lru]") {
