@@ -1099,7 +1099,7 @@ int write_pcap(const Trace &t, const Links &l, bool wall, std::FILE *out) {
         std::memcpy(ip.bytes.data() + 12, &low, 4);
         return ip;
     };
-    size_t frames = 0, skipped = 0;
+    size_t skipped = 0;
     uint32_t cm_psn = 0;
     for (size_t i = 0; i < t.records.size(); ++i) {
         const Record &r = t.records[i];
@@ -1111,19 +1111,16 @@ int write_pcap(const Trace &t, const Links &l, bool wall, std::FILE *out) {
                 continue;
             }
             writer.packet(time_of(r, wall), *frame, l.comments[i]);
-            ++frames;
         } else if (r.type == Type::kCm && !(r.flags & tr::kFlagRx)) {
             const bool v6 = (r.flags & tr::kFlagIpv6) != 0;
             const auto frame = cm_frame(r, cm_address(r.body.cm.source_ip, v6),
                                         cm_address(r.body.cm.destination_ip, v6), cm_psn++);
             writer.packet(time_of(r, wall), frame, {});
-            ++frames;
         }
     }
     if (skipped != 0)
         std::fprintf(stderr, "softndk trace: %zu packets could not be rebuilt (left out)\n",
                      skipped);
-    (void)frames;
     return 0;
 }
 
