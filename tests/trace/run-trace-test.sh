@@ -10,6 +10,9 @@
 #            skipped, when tshark is missing)
 #   replay   PROGRAM runs twice under `SOFTNDK sim --replay 7`: the two traces must be
 #            identical byte for byte (simulated time writes no wall times)
+#   rnic     a private `SOFTNDK rnic --trace FILE` (no SOFTNDK_TRACE in its environment)
+#            serves PROGRAM in daemon mode; once the daemon stopped, FILE converts to
+#            valid JSON (trace_check json-device)
 #   faults   PROGRAM runs under `SOFTNDK sim --replay 1` with 5 % packet loss and an RNR
 #            storm (the fault file of tests/e2e/sim_test.sh): the listing has fault
 #            records of both kinds and RNR retries, the JSON is valid, the pcapng's ICRCs
@@ -52,6 +55,23 @@ if [ "$mode" = replay ]; then
   fi
   echo "run-trace-test: seed 7 replayed to the same trace ($(stat -c %s "$dir/a.trace") bytes)"
   exit 0
+fi
+
+if [ "$mode" = rnic ]; then
+  env -u SOFTNDK_TRACE -u SOFTNDK_MODE "$softndk" rnic --socket "$dir/rnic.sock" \
+    --trace "$dir/daemon.trace" >"$dir/rnic.out" 2>"$dir/rnic.err" &
+  daemon=$!
+  for _ in $(seq 1 200); do
+    grep -q 'listening on' "$dir/rnic.out" 2>/dev/null && break
+    sleep 0.025
+  done
+  status=0
+  SOFTNDK_MODE=daemon SOFTNDK_SOCKET=$dir/rnic.sock "$@" >"$dir/program.out" 2>&1 || status=$?
+  kill -TERM "$daemon"
+  wait "$daemon" || { cat "$dir/rnic.err"; echo "run-trace-test: the daemon failed" >&2; exit 1; }
+  [ "$status" -eq 0 ] || { cat "$dir/program.out"; echo "run-trace-test: $* failed" >&2; exit 1; }
+  "$softndk" trace "$dir/daemon.trace" -o "$dir/daemon.json" || exit 1
+  exec "$check" json-device "$dir/daemon.json"
 fi
 
 if [ "$mode" = faults ]; then
