@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "provider.hpp"
+#include "softndk/trace.hpp"
 
 namespace softndk::provider {
 
@@ -149,7 +150,10 @@ void Cq::arm(ULONG type) {
 void Cq::notify(NTSTATUS status) {
     armed_.store(-1, std::memory_order_release);
     if (closing()) return;
+    if (trace::on())
+        trace::callback_enter(adapter()->if_index(), number_, status, adapter()->clock().now());
     callback_(callback_context_, status);
+    if (trace::on()) trace::callback_exit(adapter()->if_index(), number_, adapter()->clock().now());
 }
 
 template <class Result>

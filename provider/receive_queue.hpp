@@ -45,6 +45,7 @@ class ReceiveQueue {
           max_sge_(max_sge) {}
 
     uint32_t capacity() const { return ring_.entries(); }
+    uint32_t posted() const { return ring_.producer(); }  // receives published so far
     uint32_t depth() const { return depth_.load(std::memory_order_relaxed); }
     // NdkModifySrq: at most capacity(); posts beyond it fail with
     // STATUS_INSUFFICIENT_RESOURCES.

@@ -7,6 +7,7 @@
 #include "device/log.hpp"
 #include "device/status.hpp"
 #include "rc/engine.hpp"
+#include "trace/hooks.hpp"
 
 namespace softndk::emu::cm {
 namespace {
@@ -131,6 +132,7 @@ void ConnectionManager::send(const Message &m) {
     out.time_ns = device_.timing().transmit(device_.clock().now(), kMadBytes,
                                             device_.owns_address(m.destination_ip));
     device_.clock().observe(out.time_ns);
+    tracing::cm_message(device_, out, false);
     device_.fabric().send_cm(out);
 }
 

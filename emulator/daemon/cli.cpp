@@ -12,6 +12,7 @@
 #include "daemon/protocol.hpp"
 #include "daemon/server.hpp"
 #include "device/config.hpp"
+#include "trace/hooks.hpp"
 
 namespace softndk::emu::daemon {
 
@@ -98,6 +99,8 @@ void add_rnic_options(CLI::App &app, RnicCommandLine &command_line) {
                    "functional (as fast as the host allows) or paced (nothing completes before "
                    "its model time); default SOFTNDK_TIME, else functional (docs/timing.md)")
         ->check(CLI::IsMember({"functional", "paced"}));
+    app.add_option("--trace", command_line.trace_path,
+                   "write the event trace to FILE (docs/trace.md)");
     app.add_flag("--status", command_line.status,
                  "print the running daemon's pid, sessions, adapters and live contexts, and exit");
 }
@@ -137,6 +140,7 @@ int run_rnic(const RnicCommandLine &command_line) {
     if (!command_line.log_level.empty())
         ::setenv("SOFTNDK_LOG_LEVEL", command_line.log_level.c_str(), 1);
 
+    if (!tracing::open_daemon_trace(command_line.trace_path)) return 1;
     DaemonOptions options;
     options.socket_path = command_line.socket_path;
     options.spin = std::chrono::microseconds(command_line.spin_us);

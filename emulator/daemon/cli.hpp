@@ -2,7 +2,7 @@
 // (tools/softndk) and the standalone softndk-rnic executable.
 //
 //   softndk rnic [--socket PATH] [--config FILE] [--adapter SPEC]... [--foreground]
-//                [--log-level LEVEL] [--spin-us N]
+//                [--log-level LEVEL] [--spin-us N] [--trace FILE]
 //
 // Serves until SIGINT/SIGTERM, then detaches every client and removes the socket.
 // Prints "softndk rnic: listening on PATH" to stdout once clients can connect.
@@ -29,6 +29,7 @@ struct RnicCommandLine {
     unsigned spin_us = 25;
     bool status = false;    // --status: query the running daemon instead of starting one
     std::string time_mode;  // --time: functional | paced ("" = SOFTNDK_TIME, else functional)
+    std::string trace_path;  // --trace FILE: the device's event trace ("" = SOFTNDK_TRACE)
 };
 
 // Adds the daemon's options to `app` (the top-level app or a subcommand).

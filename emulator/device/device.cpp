@@ -8,6 +8,7 @@
 #include "device/log.hpp"
 #include "rc/engine.hpp"
 #include "softndk/monotonic.hpp"
+#include "trace/hooks.hpp"
 #include "wire/psn.hpp"
 
 namespace softndk::emu {
@@ -49,6 +50,7 @@ Device::Device(AdapterConfig config, std::shared_ptr<Fabric> fabric,
     logger(Component::kDevice)
         .info("{}: if_index {} up, profile {}, vport {}", config_.alias, config_.if_index,
               config_.profile.name, vport_);
+    tracing::device_started(*this);
 }
 
 Device::~Device() {
@@ -140,6 +142,7 @@ void Device::transmit(Qp &qp, Packet &&packet, uint64_t ready_ns) {
     qp.tx_ns = std::max(qp.tx_ns, timing_.transmit(ready_ns, bytes, loopback));
     packet.time_ns = qp.tx_ns;
     clock_.observe(packet.time_ns);
+    tracing::packet_tx(*this, qp.number, packet, packet.time_ns);
     counters_.add(Counter::sent_pkts);
     logger(Component::kRc)
         .trace("qp#{} -> qp#{} {} psn {:#x} len {}", qp.number, d.bth.dest_qp,
@@ -151,6 +154,7 @@ void Device::transmit(Qp &qp, Packet &&packet, uint64_t ready_ns) {
 uint64_t Device::push_cqe(Cq &cq, const hw::Cqe &cqe, hw::CqeOpcode opcode, uint64_t ready_ns) {
     const uint64_t t = timing_.dma_write(ready_ns, hw::kCqeBytes);
     clock_.observe(t);
+    tracing::cqe(*this, cq, cqe, opcode, ready_ns, t);
     if (cq.push(cqe, opcode, t) == Cq::Push::kOverflow) {
         Fabric::defer([this, n = cq.number()] { fail_cq_qps(n); });
     }
@@ -181,6 +185,7 @@ void Device::post_event(uint32_t context, hw::Eqe eqe) {
     const uint64_t raised = eqe.event_time_ns != 0 ? eqe.event_time_ns : clock_.now();
     eqe.event_time_ns = timing_.dma_write(raised, hw::kEqeBytes);
     clock_.observe(eqe.event_time_ns);
+    tracing::eqe(*this, context, eqe);
     c->eq->post(eqe);
 }
 
@@ -238,8 +243,10 @@ void Device::deliver_to_qp(Packet &packet) {
     const uint64_t arrived = timing_.receive(packet.time_ns);  // out of the RX pipeline
     clock_.observe(arrived);
     counters_.add(Counter::rcvd_pkts);
+    tracing::packet_rx(*this, packet, arrived);
     auto qp = find_qp(packet.desc.bth.dest_qp);
     if (!qp) {
+        tracing::packet_drop(*this, packet, arrived);
         counters_.add(Counter::dropped_pkts);
         return;
     }
@@ -248,6 +255,7 @@ void Device::deliver_to_qp(Packet &packet) {
                            (qp->state == QpState::kRtr || qp->state == QpState::kRts) &&
                            packet.desc.meta.src_ip == qp->path.remote_ip;
     if (!accepting) {
+        tracing::packet_drop(*this, packet, arrived);
         counters_.add(Counter::dropped_pkts);
         return;
     }
@@ -262,6 +270,7 @@ void Device::deliver_to_qp(Packet &packet) {
 void Device::receive_cm(const cm::Message &message) {
     if (!faults_->cm_passes(message.source_ip)) return;
     clock_.observe(message.time_ns);
+    tracing::cm_message(*this, message, true);
     cm_->receive(message);
 }
 

@@ -5,6 +5,7 @@
 
 #include "device/device.hpp"
 #include "rc/engine.hpp"
+#include "trace/hooks.hpp"
 
 namespace softndk::emu {
 
@@ -51,6 +52,7 @@ void Device::service(uint32_t context) {
             std::shared_lock lock(objects_mutex_);
             if (n < kMaxQueues && cqs_[n] && cqs_[n]->context() == context) cq = cqs_[n];
         }
+        if (cq && trace::on()) tracing::cq_arm(*this, *cq, clock_.now());
         if (cq) cq->arm_doorbell(clock_.now());
     });
     for_each_bit(hw::DoorbellKind::kSharedReceiveQueue, [](uint32_t) {});

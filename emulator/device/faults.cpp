@@ -9,6 +9,7 @@
 #include "device/ini.hpp"
 #include "device/log.hpp"
 #include "device/status.hpp"
+#include "softndk/trace.hpp"
 
 namespace softndk::emu {
 namespace {
@@ -546,6 +547,9 @@ void FaultInjector::record(hw::FaultKind kind, uint32_t object, uint64_t model_n
     // Simulated time: the fault shows in the scheduler's trace beside the decisions.
     sim::trace_note("fault", fmt::format("{} {} on #{} at {} ns: {}", device_.config().alias,
                                          k ? k->name : "unknown", object, model_ns, detail));
+    if (trace::on())
+        trace::fault(device_.config().if_index, model_ns,
+                     fmt::format("{}: {}", k ? k->name : "unknown", detail).c_str(), object);
 }
 
 std::shared_ptr<Packet> FaultInjector::copy_of(const Packet &packet) {

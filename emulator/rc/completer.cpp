@@ -2,6 +2,7 @@
 #include "device/device.hpp"
 #include "device/log.hpp"
 #include "rc/engine.hpp"
+#include "trace/hooks.hpp"
 #include "wire/psn.hpp"
 
 namespace softndk::emu::rc {
@@ -47,6 +48,7 @@ void retry_from(Qp &qp, uint32_t psn) {
         return;
     }
     --r.retry_left;
+    tracing::retry(qp, softndk::trace::RetryKind::kSequence, psn);
     qp.device.counters().add(Counter::completer_retry_err);
     requester_rewind(qp, psn);
 }
@@ -153,6 +155,7 @@ void on_ack(Qp &qp, const Packet &packet) {
             .debug("qp#{}: RNR NAK psn {:#x}, wait {} us", qp.number, psn,
                    wire::rnr_timer_usec(syn.value));
         arm_rnr_timer(qp, uint64_t{wire::rnr_timer_usec(syn.value)} * 1000);
+        tracing::retry(qp, softndk::trace::RetryKind::kRnr, psn, r.rnr_deadline_ns);
         return;
     }
     const auto code = syn.nak_code();

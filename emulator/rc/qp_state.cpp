@@ -7,6 +7,7 @@
 #include "device/device.hpp"
 #include "device/log.hpp"
 #include "rc/engine.hpp"
+#include "trace/hooks.hpp"
 
 namespace softndk::emu {
 
@@ -23,6 +24,7 @@ namespace rc {
 void modify_qp(Qp &qp, QpState to) {
     if (qp.state == to) return;
     logger(Component::kRc).debug("qp#{}: {} -> {}", qp.number, to_string(qp.state), to_string(to));
+    tracing::qp_state(qp, qp.state, to);
     qp.state = to;
     if (to == QpState::kRtr) {
         qp.resp.reads.assign(std::max<uint32_t>(qp.path.ird, 1), ReadResource{});
@@ -133,6 +135,7 @@ void enter_error(Qp &qp, const char *why, hw::Syndrome cause) {
     if (qp.state != QpState::kError) {
         logger(Component::kRc)
             .debug("qp#{}: {} -> ERROR ({})", qp.number, to_string(qp.state), why);
+        tracing::qp_state(qp, qp.state, QpState::kError);
         qp.state = QpState::kError;
         qp.error_cause = cause;
     }

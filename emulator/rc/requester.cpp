@@ -6,6 +6,7 @@
 #include "device/device.hpp"
 #include "device/log.hpp"
 #include "rc/engine.hpp"
+#include "trace/hooks.hpp"
 #include "wire/psn.hpp"
 
 namespace softndk::emu::rc {
@@ -211,6 +212,7 @@ void fetch_wqes(Qp &qp, bool doorbell) {
                     uint64_t{sq.available()} * hw::kWqeBasicBlock <= dev.cost().blueflame_bytes;
         r.doorbell_ns = dev.timing().doorbell(posted, blueflame);
         qp.now_ns = r.doorbell_ns;
+        tracing::doorbell(qp, r.doorbell_ns);
     }
     const uint64_t ready =
         blueflame ? qp.now_ns
@@ -237,6 +239,7 @@ void fetch_wqes(Qp &qp, bool doorbell) {
         w.opcode = ctrl.opcode;
         w.flags = ctrl.flags;
         parse_wqe(qp, buf.data(), ctrl, w);
+        tracing::wqe_fetch(qp, w);
         sq.release(position + bbs);
         bool failed = w.error != hw::Syndrome::kSuccess;
         if (failed) {
@@ -447,6 +450,7 @@ void requester_progress(Qp &qp) {
                                                           qp.device.cost().pu_wqe_ns, lookup);
             w.first_psn = r.next_psn;
             r.next_psn = wire::psn_add(r.next_psn, w.psn_count);
+            tracing::wqe_start(qp, w);
             if (w.is_read()) {
                 ++r.outstanding_reads;
                 qp.device.counters().add(Counter::rdma_reads);
@@ -536,6 +540,7 @@ void requester_timer(Qp &qp, SteadyTime now) {
                 return;
             }
             --r.retry_left;
+            tracing::retry(qp, softndk::trace::RetryKind::kTimeout, r.una_psn);
             dev.counters().add(Counter::completer_retry_err);
             logger(Component::kRc)
                 .debug("qp#{}: ACK timeout, retry from psn {:#x}", qp.number, r.una_psn);

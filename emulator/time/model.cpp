@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "trace/hooks.hpp"
+
 namespace softndk::emu::time {
 namespace {
 constexpr uint64_t kPageShift = 12;
@@ -68,14 +70,18 @@ uint64_t TimingModel::dma_read(uint64_t t, uint64_t bytes) {
     if (!enabled_) return t;
     std::lock_guard lock(lock_);
     const uint64_t busy = pcie_occupancy(bytes);
-    return at_ns(dma_read_.reserve(at_ps(t), busy) + busy) + cost_.dma_read_ns;
+    const uint64_t done = at_ns(dma_read_.reserve(at_ps(t), busy) + busy) + cost_.dma_read_ns;
+    tracing::dma(this, true, t, done, bytes);
+    return done;
 }
 
 uint64_t TimingModel::dma_write(uint64_t t, uint64_t bytes) {
     if (!enabled_) return t;
     std::lock_guard lock(lock_);
     const uint64_t busy = pcie_occupancy(bytes);
-    return at_ns(dma_write_.reserve(at_ps(t), busy) + busy) + cost_.dma_write_ns;
+    const uint64_t done = at_ns(dma_write_.reserve(at_ps(t), busy) + busy) + cost_.dma_write_ns;
+    tracing::dma(this, false, t, done, bytes);
+    return done;
 }
 
 uint64_t TimingModel::send_unit(uint32_t qp, uint64_t t, uint32_t ns, const Lookup &lookup) {

@@ -4,6 +4,7 @@
 //   softndk devices   the virtual adapters (ibv_devices / ibv_devinfo)
 //   softndk rnic      the virtual RNIC daemon that SOFTNDK_MODE=daemon consumers attach to
 //   softndk sim       a program in simulated time under many seeds, or one seed replayed
+//   softndk trace     a SOFTNDK_TRACE event trace as Perfetto JSON, text or pcapng
 //   softndk --version tool version, hardware ABI version, NDK version
 //
 // Exit codes (docs/conventions.md): 0 success, 1 runtime failure (message on
@@ -24,6 +25,7 @@
 #include "perf.hpp"
 #include "sim.hpp"
 #include "softndk/hw_interface.hpp"
+#include "trace.hpp"
 
 #ifndef SOFTNDK_VERSION
 #define SOFTNDK_VERSION "0.0.0"
@@ -210,6 +212,8 @@ int main(int argc, char **argv) {
     softndk::emu::daemon::add_rnic_options(*rnic_command, rnic);
     SimOptions sim;
     add_sim(app, sim);
+    TraceOptions trace;
+    add_trace(app, trace);
 
     try {
         app.parse(argc, argv);
@@ -241,6 +245,7 @@ int main(int argc, char **argv) {
                 return kExitUsage;
             }
         }
+        if (command == "trace") return run_trace(trace);
         return run_devices(devices);
     } catch (const std::exception &e) {
         std::fflush(stdout);

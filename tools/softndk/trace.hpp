@@ -1,0 +1,40 @@
+// trace.hpp - `softndk trace`: converts a binary event trace (SOFTNDK_TRACE, docs/trace.md)
+// into something to read.
+//
+//   softndk trace FILE [--format chrome|text|pcap] [-o OUT] [--clock model|wall]
+//
+//   chrome  Chrome trace-event JSON for Perfetto / chrome://tracing (the default): a
+//           process per device, a thread track per QP, CQ, engine (doorbells and WQE
+//           fetch, DMA read, DMA write, event queue, CM, faults), per CQ's callbacks and
+//           the port; each WQE an async span from its post to its completion, with a flow
+//           arrow post -> first packet -> remote receive CQE (or the last packet's arrival
+//           when the message consumes no receive); counters as counter tracks.
+//   text    one line per event, in record order, aligned columns.
+//   pcap    pcapng: every packet sent, rebuilt as a real RoCEv2 frame (zero-filled payload
+//           of the recorded length, valid ICRC), CM messages as IB CM MADs on QP1, and an
+//           opt_comment on every frame the receiver dropped or a fault touched.
+//
+// Timestamps are model time (default) or wall time (--clock wall; a trace written in
+// simulated time has none). OUT defaults to stdout for text and chrome, and is required
+// for pcap. Exit codes: 0 done, 1 unreadable trace or unwritable output, 2 usage.
+#pragma once
+
+#include <string>
+
+namespace CLI {
+class App;
+}
+
+namespace softndk::tool {
+
+struct TraceOptions {
+    std::string file;
+    std::string format = "chrome";
+    std::string output;  // "" = stdout (text, chrome)
+    std::string clock = "model";
+};
+
+void add_trace(CLI::App &app, TraceOptions &options);
+int run_trace(const TraceOptions &options);
+
+}  // namespace softndk::tool
