@@ -101,11 +101,33 @@ void add_rnic_options(CLI::App &app, RnicCommandLine &command_line) {
         ->check(CLI::IsMember({"functional", "paced"}));
     app.add_option("--trace", command_line.trace_path,
                    "write the event trace to FILE (docs/trace.md)");
-    app.add_flag("--status", command_line.status,
-                 "print the running daemon's pid, sessions, adapters and live contexts, and exit");
+    auto *status =
+        app.add_flag("--status", command_line.status,
+                     "print the running daemon's pid, sessions, adapters and live contexts, and "
+                     "exit");
+    app.add_flag("-j,--json", command_line.json, "--status: print it as one JSON object")
+        ->needs(status);
 }
 
 namespace {
+
+// `text` as a JSON string: quotes, backslashes and control characters escaped.
+std::string json_quoted(const std::string &text) {
+    std::string out = "\"";
+    for (const char c : text) {
+        if (c == '"' || c == '\\') {
+            out += '\\';
+            out += c;
+        } else if (static_cast<unsigned char>(c) < 0x20) {
+            char escaped[8];
+            std::snprintf(escaped, sizeof escaped, "\\u%04x", static_cast<unsigned>(c));
+            out += escaped;
+        } else {
+            out += c;
+        }
+    }
+    return out + "\"";
+}
 
 int print_status(const RnicCommandLine &command_line) {
     const std::string path =
@@ -116,8 +138,17 @@ int print_status(const RnicCommandLine &command_line) {
         std::fprintf(stderr, "softndk rnic --status: %s\n", error.c_str());
         return 1;
     }
-    // One line, key=value, so scripts and tests can read it. `sessions` counts the
-    // consumers' control connections: this query's own is left out.
+    // `sessions` counts the consumers' control connections: this query's own is left
+    // out. -j: one JSON object; otherwise one line, key=value, for scripts and tests.
+    if (command_line.json) {
+        std::printf(
+            "{\"pid\": %u, \"socket\": %s, \"sessions\": %u, \"adapters\": %u, "
+            "\"contexts\": %u, \"sleeps\": %llu, \"wakeups\": %llu}\n",
+            status.daemon_pid, json_quoted(path).c_str(), status.sessions - 1, status.adapters,
+            status.serviced_contexts, static_cast<unsigned long long>(status.device_sleeps),
+            static_cast<unsigned long long>(status.device_wakeups));
+        return 0;
+    }
     std::printf("pid=%u socket=%s sessions=%u adapters=%u contexts=%u sleeps=%llu wakeups=%llu\n",
                 status.daemon_pid, path.c_str(), status.sessions - 1, status.adapters,
                 status.serviced_contexts, static_cast<unsigned long long>(status.device_sleeps),

@@ -3,11 +3,13 @@
 //
 //   softndk rnic [--socket PATH] [--config FILE] [--adapter SPEC]... [--foreground]
 //                [--log-level LEVEL] [--spin-us N] [--trace FILE]
+//   softndk rnic --status [-j] [--socket PATH]
 //
 // Serves until SIGINT/SIGTERM, then detaches every client and removes the socket.
 // Prints "softndk rnic: listening on PATH" to stdout once clients can connect.
 // `softndk rnic --status` instead asks the daemon on the socket for its sessions and
-// contexts (exit 1 if none answers), e.g. to check that a dead client was cleaned up.
+// contexts (exit 1 if none answers), e.g. to check that a dead client was cleaned up;
+// with -j/--json as one JSON object with the same keys (numbers as numbers).
 // Exit codes (docs/conventions.md): 0 clean shutdown, 1 runtime failure, 2 usage error.
 #pragma once
 
@@ -27,8 +29,9 @@ struct RnicCommandLine {
     bool foreground = true;
     std::string log_level;  // --log-level; "" = SOFTNDK_LOG_LEVEL, else warn
     unsigned spin_us = 25;
-    bool status = false;    // --status: query the running daemon instead of starting one
-    std::string time_mode;  // --time: functional | paced ("" = SOFTNDK_TIME, else functional)
+    bool status = false;     // --status: query the running daemon instead of starting one
+    bool json = false;       // --status -j/--json: the status as one JSON object
+    std::string time_mode;   // --time: functional | paced ("" = SOFTNDK_TIME, else functional)
     std::string trace_path;  // --trace FILE: the device's event trace ("" = SOFTNDK_TRACE)
 };
 

@@ -733,6 +733,14 @@ struct Commands {
         rs.count = static_cast<uint32_t>(Counter::kCount);
         for (uint32_t i = 0; i < rs.count; ++i)
             rs.values[i] = d.counters_.get(static_cast<Counter>(i));
+        // The cache counters live in the timing model, which counts them under its lock.
+        const time::TimingModel::Stats cache = d.timing().stats();
+        rs.values[static_cast<size_t>(Counter::qpc_cache_hits)] = cache.qpc_hits;
+        rs.values[static_cast<size_t>(Counter::qpc_cache_misses)] = cache.qpc_misses;
+        rs.values[static_cast<size_t>(Counter::mpt_cache_hits)] = cache.mpt_hits;
+        rs.values[static_cast<size_t>(Counter::mpt_cache_misses)] = cache.mpt_misses;
+        rs.values[static_cast<size_t>(Counter::mtt_cache_hits)] = cache.mtt_hits;
+        rs.values[static_cast<size_t>(Counter::mtt_cache_misses)] = cache.mtt_misses;
         return status::kSuccess;
     }
     static int32_t remove_fault(Device &d, uint32_t &ctx, const hw::ObjectRequest &rq,

@@ -871,7 +871,8 @@ static_assert(sizeof(FaultRequest) == 8 + 40 + 16 + 32 + 16);
 //
 // The device's counters, Soft-RoCE's names where it has one. A snapshot: each value
 // is read on its own (relaxed), not as a consistent cut. New counters are appended,
-// so an index keeps its meaning.
+// so an index keeps its meaning. The *_cache_* counters are the timing model's
+// (emulator/time/model.hpp Stats), read when the command runs.
 // ---------------------------------------------------------------------------
 // clang-format off
 #define SOFTNDK_DEVICE_COUNTERS(X)                                                     \
@@ -915,7 +916,13 @@ static_assert(sizeof(FaultRequest) == 8 + 40 + 16 + 32 + 16);
     X(fault_killed_conns)   /* connections killed by a fault                     */  \
     X(fault_vanished)       /* packets/CM messages lost to a vanished peer       */  \
     X(fault_cq_overruns)    /* CQs overrun by a fault                            */  \
-    X(fault_eq_events)      /* spurious EQEs posted by an EQ storm               */
+    X(fault_eq_events)      /* spurious EQEs posted by an EQ storm               */  \
+    X(qpc_cache_hits)       /* timing model: QP context cache hits               */  \
+    X(qpc_cache_misses)     /* timing model: QP context cache misses             */  \
+    X(mpt_cache_hits)       /* timing model: MPT (key) cache hits                */  \
+    X(mpt_cache_misses)     /* timing model: MPT (key) cache misses              */  \
+    X(mtt_cache_hits)       /* timing model: MTT (translation) cache hits        */  \
+    X(mtt_cache_misses)     /* timing model: MTT (translation) cache misses      */
 // clang-format on
 
 inline constexpr uint32_t kMaxCounters = 64;

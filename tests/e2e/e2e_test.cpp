@@ -1036,3 +1036,166 @@ TEST_CASE("The daemon refuses malformed control messages and lives on", "[daemon
     // And it still serves consumers.
     check_pingpong_report(run(kPingpong, {"-l", "-n", "20"}, daemon.env()), 4096, 20);
 }
+
+// ---------------------------------------------------------------------------
+// softndk stat, softndk rnic --status -j, softndk res (issue 14, item 3)
+// ---------------------------------------------------------------------------
+namespace {
+
+// rxe's counter names first, then SoftNDK's own: a sample of each group, in order.
+const std::vector<std::string> kSomeCounters{"sent_pkts",
+                                             "rcvd_pkts",
+                                             "rcvd_rnr_err",
+                                             "rdma_sends",
+                                             "doorbells",
+                                             "cqes",
+                                             "eqes",
+                                             "faults_injected",
+                                             "fault_drops",
+                                             "fault_eq_events",
+                                             "qpc_cache_misses",
+                                             "mpt_cache_misses",
+                                             "mtt_cache_hits",
+                                             "mtt_cache_misses"};
+
+// `softndk stat -j` with `env`, parsed: the array of per-adapter objects.
+boost::json::array stat_json(const std::vector<std::string> &args,
+                             const std::vector<std::string> &env = {}) {
+    std::vector<std::string> full{"stat", "-j"};
+    full.insert(full.end(), args.begin(), args.end());
+    const Run r = run(kSoftndk, full, env);
+    INFO("stderr:\n" << r.err);
+    REQUIRE(r.exit_code == 0);
+    const boost::json::value v = parse_json(r.out);
+    REQUIRE(v.is_array());
+    return v.as_array();
+}
+
+uint64_t counter(const boost::json::object &device, const std::string &name) {
+    INFO("counter " << name);
+    REQUIRE(device.contains(name));
+    REQUIRE((device.at(name).is_uint64() || device.at(name).is_int64()));
+    return device.at(name).to_number<uint64_t>();
+}
+
+}  // namespace
+
+TEST_CASE("softndk stat prints every counter on one line per adapter, rdma's format", "[e2e]") {
+    const Run r = run(kSoftndk, {"stat"});
+    INFO("stderr:\n" << r.err);
+    REQUIRE(r.exit_code == 0);
+    CHECK(contains(r.out, "^link rnic0/1 sent_pkts [0-9]+ rcvd_pkts [0-9]+ "));
+    size_t last = 0;
+    for (const auto &name : kSomeCounters) {
+        INFO("counter " << name);
+        const size_t at = r.out.find(" " + name + " ");
+        REQUIRE(at != std::string::npos);
+        CHECK(at > last);
+        last = at;
+    }
+    CHECK(contains(
+        r.out, "mtt_cache_misses [0-9]+" +
+                   std::string(daemon_mode() ? " daemon_sleeps [0-9]+ daemon_wakeups [0-9]+" : "") +
+                   "\n$"));
+}
+
+TEST_CASE("softndk stat -j: an object per adapter, every counter a number", "[e2e]") {
+    TwoAdapters two = two_adapters();
+    const boost::json::array all = stat_json({}, two.env);
+    REQUIRE(all.size() == 2);
+    CHECK(all[0].as_object().at("ifname") == "rnic0");
+    CHECK(all[1].as_object().at("ifname") == "rnic1");
+    CHECK(all[1].as_object().at("if_index") == 7);
+    for (const auto &device : all) {
+        const auto &o = device.as_object();
+        CHECK(o.at("port") == 1);
+        for (const auto &name : kSomeCounters)
+            (void)counter(o, name);
+        CHECK(o.contains("daemon_wakeups") == daemon_mode());
+    }
+    SECTION("one adapter, by alias/port or by if_index") {
+        const boost::json::array one = stat_json({"rnic1/1"}, two.env);
+        REQUIRE(one.size() == 1);
+        CHECK(one[0].as_object().at("ifname") == "rnic1");
+        const boost::json::array by_index = stat_json({"7"}, two.env);
+        REQUIRE(by_index.size() == 1);
+        CHECK(by_index[0].as_object().at("ifname") == "rnic1");
+    }
+    if (!daemon_mode()) {
+        // Embedded, the device is this run's own and has done nothing yet.
+        CHECK(counter(all[0].as_object(), "sent_pkts") == 0);
+        CHECK(counter(all[0].as_object(), "doorbells") == 0);
+    }
+}
+
+TEST_CASE("softndk stat: an unknown adapter or port exits 1, usage errors 2", "[e2e]") {
+    const Run unknown = run(kSoftndk, {"stat", "nope"});
+    CHECK(unknown.exit_code == 1);
+    CHECK(contains(unknown.err, "^softndk stat: no adapter named 'nope'"));
+    const Run port = run(kSoftndk, {"stat", "rnic0/2"});
+    CHECK(port.exit_code == 1);
+    CHECK(contains(port.err, "no port '2'"));
+    CHECK(port.out.empty());
+    CHECK(run(kSoftndk, {"stat", "rnic0", "rnic1"}).exit_code == 2);
+    CHECK(run(kSoftndk, {"stat", "--bogus"}).exit_code == 2);
+}
+
+TEST_CASE("softndk stat counts the daemon's traffic from every consumer",
+          "[cross-process][daemon]") {
+    Daemon daemon;
+    const boost::json::array before = stat_json({}, daemon.env());
+    REQUIRE(before.size() == 1);
+    CHECK(counter(before[0].as_object(), "rdma_sends") == 0);
+    // Another process's traffic: 10 round trips over a loopback connection, a SEND each
+    // way per iteration.
+    check_pingpong_report(run(kPingpong, {"-l", "-n", "10"}, daemon.env()), 4096, 10);
+    const boost::json::object after = stat_json({"rnic0"}, daemon.env())[0].as_object();
+    CHECK(counter(after, "rdma_sends") == 20);
+    CHECK(counter(after, "rdma_recvs") == 20);
+    CHECK(counter(after, "sent_pkts") == counter(after, "rcvd_pkts"));
+    CHECK(counter(after, "sent_pkts") >= 40);  // 4 KiB SENDs of 1 KiB-MTU packets, and ACKs
+    CHECK(counter(after, "cqes") >= 40);
+    CHECK(counter(after, "doorbells") > 0);
+    CHECK(counter(after, "qpc_cache_hits") + counter(after, "qpc_cache_misses") > 0);
+}
+
+TEST_CASE("softndk rnic --status -j prints the status as one JSON object",
+          "[cross-process][daemon]") {
+    Daemon daemon;
+    const std::string socket = daemon.env()[1].substr(std::strlen("SOFTNDK_SOCKET="));
+    const std::map<std::string, std::string> text = daemon.status();
+    for (const char *flag : {"-j", "--json"}) {
+        const Run r = run(kSoftndk, {"rnic", "--status", flag, "--socket", socket});
+        REQUIRE(r.exit_code == 0);
+        const boost::json::value v = parse_json(r.out);
+        REQUIRE(v.is_object());
+        const auto &o = v.as_object();
+        CHECK(o.at("socket") == socket.c_str());
+        CHECK(std::to_string(o.at("pid").to_number<uint64_t>()) == text.at("pid"));
+        for (const char *key : {"sessions", "adapters", "contexts", "sleeps", "wakeups"}) {
+            INFO(key);
+            CHECK(is_number(o.at(key)));
+        }
+        CHECK(o.at("adapters") == 1);
+        CHECK(o.at("sessions") == 0);
+    }
+    SECTION("no daemon on the socket: exit 1; -j without --status: exit 2") {
+        const Run none = run(
+            kSoftndk, {"rnic", "--status", "-j", "--socket", (scratch() / "none.sock").string()});
+        CHECK(none.exit_code == 1);
+        CHECK(none.out.empty());
+        CHECK(run(kSoftndk, {"rnic", "-j", "--socket", socket}).exit_code == 2);
+    }
+}
+
+TEST_CASE("softndk res show is not supported yet: exit 1 with a message, usage errors 2", "[e2e]") {
+    for (const char *kind : {"qp", "cq", "mr", "pd", "srq", "cm"}) {
+        const Run r = run(kSoftndk, {"res", "show", kind, "-j"});
+        CHECK(r.exit_code == 1);
+        CHECK(contains(r.err, std::string("^softndk res show ") + kind + ": not supported yet\n$"));
+        CHECK(r.out.empty());
+    }
+    CHECK(run(kSoftndk, {"res", "show", "qq"}).exit_code == 2);
+    CHECK(run(kSoftndk, {"res", "show"}).exit_code == 2);
+    CHECK(run(kSoftndk, {"res"}).exit_code == 2);
+}

@@ -5,6 +5,8 @@
 //   softndk rnic      the virtual RNIC daemon that SOFTNDK_MODE=daemon consumers attach to
 //   softndk sim       a program in simulated time under many seeds, or one seed replayed
 //   softndk trace     a SOFTNDK_TRACE event trace as Perfetto JSON, text or pcapng
+//   softndk stat      the device's counters (rdma statistic show)
+//   softndk res       live objects (rdma resource show): not built yet, exits 1
 //   softndk --version tool version, hardware ABI version, NDK version
 //
 // Exit codes (docs/conventions.md): 0 success, 1 runtime failure (message on
@@ -25,6 +27,7 @@
 #include "perf.hpp"
 #include "sim.hpp"
 #include "softndk/hw_interface.hpp"
+#include "stat.hpp"
 #include "trace.hpp"
 
 #ifndef SOFTNDK_VERSION
@@ -190,6 +193,47 @@ void add_sim(CLI::App &app, SimOptions &o) {
     sim->add_option("command", o.command, "-- PROGRAM ARGS...")->required();
 }
 
+void add_stat(CLI::App &app, StatOptions &o) {
+    auto *stat = app.add_subcommand(
+        "stat", "every device counter, rxe's names then SoftNDK's own (rdma statistic show)");
+    stat->footer(
+        "Counters count since the device started. Embedded (the default), the device is this\n"
+        "process's own: a fresh one, all zeros but what SOFTNDK_FAULTS did. With\n"
+        "SOFTNDK_MODE=daemon it is the daemon's, shared by every consumer, and the daemon's\n"
+        "doorbell thread adds daemon_sleeps and daemon_wakeups.\n\n" +
+        std::string(kEnvironment));
+    stat->add_option("DEV", o.device, "only this adapter: alias or if_index, optionally /1");
+    stat->add_flag("-j,--json", o.json, "print JSON: an object per adapter");
+}
+
+// `softndk res show KIND`: the device command that lists live objects is not built
+// yet; the command parses its arguments and says so (exit 1).
+struct ResOptions {
+    std::string kind;
+    bool json = false;
+};
+
+void add_res(CLI::App &app, ResOptions &o) {
+    auto *res = app.add_subcommand(
+        "res", "live objects: QPs, CQs, MRs, PDs, SRQs, CM connections (rdma resource show)");
+    res->require_subcommand(1);
+    auto *show = res->add_subcommand("show", "list the live objects of one kind");
+    show->add_option("KIND", o.kind, "qp|cq|mr|pd|srq|cm")
+        ->required()
+        ->check(CLI::IsMember({"qp", "cq", "mr", "pd", "srq", "cm"}));
+    show->add_flag("-j,--json", o.json, "print JSON");
+    show->footer(
+        "Not supported yet: the device has no command that lists its objects, so every\n"
+        "kind exits 1. Planned: embedded, the tool's own objects only; with\n"
+        "SOFTNDK_MODE=daemon, every consumer's, with its pid.");
+}
+
+int run_res(const ResOptions &o) {
+    std::fflush(stdout);
+    std::fprintf(stderr, "softndk res show %s: not supported yet\n", o.kind.c_str());
+    return kExitFailure;
+}
+
 }  // namespace
 
 int main(int argc, char **argv) {
@@ -214,6 +258,10 @@ int main(int argc, char **argv) {
     add_sim(app, sim);
     TraceOptions trace;
     add_trace(app, trace);
+    StatOptions stat;
+    add_stat(app, stat);
+    ResOptions res;
+    add_res(app, res);
 
     try {
         app.parse(argc, argv);
@@ -246,6 +294,8 @@ int main(int argc, char **argv) {
             }
         }
         if (command == "trace") return run_trace(trace);
+        if (command == "stat") return run_stat(stat);
+        if (command == "res") return run_res(res);
         return run_devices(devices);
     } catch (const std::exception &e) {
         std::fflush(stdout);
