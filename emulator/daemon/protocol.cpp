@@ -10,6 +10,10 @@
 
 namespace softndk::emu::daemon {
 
+// The server answers from a kMaxRequestBytes buffer: every response must fit it.
+static_assert(sizeof(hw::ResourcesResponse) <= kMaxRequestBytes);
+static_assert(sizeof(hw::CountersResponse) <= kMaxRequestBytes);
+
 size_t response_bytes_of(hw::CommandOpcode op) {
     using O = hw::CommandOpcode;
     switch (op) {
@@ -32,6 +36,8 @@ size_t response_bytes_of(hw::CommandOpcode op) {
             return sizeof(hw::BuildLamResponse);
         case O::kQueryCounters:
             return sizeof(hw::CountersResponse);
+        case O::kQueryResources:
+            return sizeof(hw::ResourcesResponse);
         case O::kDetach:
         case O::kCreatePd:
         case O::kDestroyPd:

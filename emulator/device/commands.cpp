@@ -743,6 +743,85 @@ struct Commands {
         rs.values[static_cast<size_t>(Counter::mtt_cache_misses)] = cache.mtt_misses;
         return status::kSuccess;
     }
+    // kQueryResources (hw_interface.hpp section 13): every context's objects. The table
+    // lock is dropped before any object lock is taken (device.hpp, lock order).
+    static int32_t query_resources(Device &d, uint32_t &, const hw::ResourcesRequest &rq,
+                                   hw::ResourcesResponse &rs) {
+        const auto kind = static_cast<hw::ResourceKind>(rq.kind);
+        if (kind != hw::ResourceKind::kQp && kind != hw::ResourceKind::kCq &&
+            kind != hw::ResourceKind::kPd)
+            return status::kInvalidParameter;
+        std::vector<hw::ResourceEntry> found;
+        std::vector<std::shared_ptr<Qp>> qps;
+        std::vector<std::shared_ptr<Cq>> cqs;
+        {
+            std::shared_lock lock(d.objects_mutex_);
+            auto pid_of = [&](uint32_t context) {
+                const auto c = d.contexts_.find(context);
+                return c == d.contexts_.end() ? 0u : c->second->process_id;
+            };
+            auto take = [&](uint32_t number, uint32_t context) {
+                hw::ResourceEntry e{};
+                e.number = number;
+                e.context = context;
+                e.process_id = pid_of(context);
+                found.push_back(e);
+            };
+            // One more than a page, to know whether another page follows.
+            const size_t wanted = hw::kResourcesPerPage + 1;
+            if (kind == hw::ResourceKind::kPd) {
+                for (auto it = d.pds_.lower_bound(rq.start);
+                     it != d.pds_.end() && found.size() < wanted; ++it) {
+                    take(it->first, it->second.context);
+                    found.back().values[0] = it->second.users;
+                }
+            } else if (kind == hw::ResourceKind::kQp) {
+                for (size_t n = rq.start; n < d.qps_.size() && found.size() < wanted; ++n) {
+                    if (d.qps_[n] == nullptr) continue;
+                    take(static_cast<uint32_t>(n), d.qps_[n]->context);
+                    qps.push_back(d.qps_[n]);
+                }
+            } else {
+                for (size_t n = rq.start; n < d.cqs_.size() && found.size() < wanted; ++n) {
+                    if (d.cqs_[n] == nullptr) continue;
+                    take(static_cast<uint32_t>(n), d.cqs_[n]->context());
+                    cqs.push_back(d.cqs_[n]);
+                }
+            }
+        }
+        for (size_t i = 0; i < qps.size() && i < hw::kResourcesPerPage; ++i) {
+            Qp &qp = *qps[i];
+            std::lock_guard lock(qp.mutex);
+            hw::ResourceEntry &e = found[i];
+            e.state = static_cast<uint32_t>(qp.state);
+            const uint32_t values[hw::kResourceValues] = {
+                qp.pd,
+                qp.send_cq ? qp.send_cq->number() : hw::kNoObject,
+                qp.recv_cq ? qp.recv_cq->number() : hw::kNoObject,
+                qp.srq ? qp.srq->number : hw::kNoObject,
+                qp.sq_layout.entries,
+                static_cast<uint32_t>(qp.req.wqes.size()),
+                qp.rq_layout.entries,
+                qp.req.next_psn,
+                qp.req.una_psn,
+                qp.resp.epsn,
+                qp.path.remote_qpn,
+                qp.connection};
+            std::memcpy(e.values, values, sizeof values);
+        }
+        for (size_t i = 0; i < cqs.size() && i < hw::kResourcesPerPage; ++i) {
+            const Cq::Snapshot c = cqs[i]->snapshot();
+            hw::ResourceEntry &e = found[i];
+            e.state = (c.armed ? 1u : 0u) | (c.dead ? 2u : 0u);
+            e.values[0] = c.entries;
+            e.values[1] = c.queued;
+            e.values[2] = static_cast<uint32_t>(c.arm_type);
+        }
+        rs.count = static_cast<uint32_t>(std::min<size_t>(found.size(), hw::kResourcesPerPage));
+        rs.next = found.size() > hw::kResourcesPerPage ? found[hw::kResourcesPerPage].number : 0;
+        std::copy_n(found.begin(), rs.count, rs.entries);
+        return status::kSuccess;
+    }
     static int32_t remove_fault(Device &d, uint32_t &ctx, const hw::ObjectRequest &rq,
                                 hw::ObjectResponse &rs) {
         rs.object = rq.object;
@@ -793,6 +872,7 @@ static const Commands::Spec kCommandTable[] = {
     SOFTNDK_CMD(kInjectFault,     FaultRequest,     ObjectResponse,          inject_fault),
     SOFTNDK_CMD(kRemoveFault,     ObjectRequest,    ObjectResponse,          remove_fault),
     SOFTNDK_CMD(kQueryCounters,   ObjectRequest,    CountersResponse,        query_counters),
+    SOFTNDK_CMD(kQueryResources,  ResourcesRequest, ResourcesResponse,       query_resources),
 };
 #undef SOFTNDK_CMD
 // clang-format on

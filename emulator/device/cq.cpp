@@ -123,6 +123,17 @@ Cq::Push Cq::push(hw::Cqe cqe, hw::CqeOpcode opcode, uint64_t now_ns) {
     return Push::kOk;
 }
 
+Cq::Snapshot Cq::snapshot() {
+    std::lock_guard lock(mutex_);
+    Snapshot s;
+    s.entries = layout_.entries;
+    s.queued = ring_.producer() - fetch_consumed_entries(doorbell_->consumer);
+    s.armed = armed_;
+    s.dead = dead_;
+    s.arm_type = arm_type_;
+    return s;
+}
+
 void Cq::arm_doorbell(uint64_t now_ns) {
     std::lock_guard lock(mutex_);
     arm_locked(now_ns);

@@ -130,6 +130,16 @@ class Cq : public std::enable_shared_from_this<Cq> {
     // kModerateCq (see above). Takes effect at once, also for an armed CQ.
     void moderate(uint32_t count, uint32_t interval_us, uint64_t now_ns);
 
+    // kQueryResources: what `softndk res show cq` shows, read under the CQ lock.
+    struct Snapshot {
+        uint32_t entries = 0;
+        uint32_t queued = 0;  // CQEs written and not yet consumed
+        bool armed = false;
+        bool dead = false;
+        hw::ArmType arm_type = hw::ArmType::kErrors;
+    };
+    Snapshot snapshot();
+
   private:
     void die_overflowed_locked(uint64_t now_ns);
     void arm_locked(uint64_t now_ns);

@@ -40,10 +40,11 @@ namespace softndk::hw {
 
 // Bumped on any incompatible change to a struct in this file. The device
 // reports it in the attach response and the provider refuses a mismatch.
-inline constexpr uint32_t kAbiVersion = 6;  // 2: doorbell summary words; 3: LAM commands;
+inline constexpr uint32_t kAbiVersion = 7;  // 2: doorbell summary words; 3: LAM commands;
                                             // 4: DeviceLimits::quirks; 5: model time
                                             // (ProducerRecord, blueflame_bytes, time_mode);
                                             // 6: fault injection (kInjectFault, FaultRequest)
+                                            // 7: kQueryResources (section 13)
 
 // ---------------------------------------------------------------------------
 // 1. Units
@@ -534,9 +535,10 @@ enum class CommandOpcode : uint16_t {
     kQueryConnection = 0x69,
     kCreateSharedEndpoint = 0x6a,  // ListenRequest -> ListenResponse (listener = endpoint id)
     kCloseSharedEndpoint = 0x6b,
-    kInjectFault = 0x70,    // FaultRequest -> ObjectResponse{object = fault id}
-    kRemoveFault = 0x71,    // ObjectRequest{fault id, 0 = every fault of the context}
-    kQueryCounters = 0x72,  // ObjectRequest -> CountersResponse (section 12)
+    kInjectFault = 0x70,     // FaultRequest -> ObjectResponse{object = fault id}
+    kRemoveFault = 0x71,     // ObjectRequest{fault id, 0 = every fault of the context}
+    kQueryCounters = 0x72,   // ObjectRequest -> CountersResponse (section 12)
+    kQueryResources = 0x73,  // ResourcesRequest -> ResourcesResponse (section 13)
 };
 
 struct CommandHeader {
@@ -933,5 +935,58 @@ struct CountersResponse {
     uint64_t values[kMaxCounters];
 };
 static_assert(sizeof(CountersResponse) == 16 + 8 * kMaxCounters);
+
+// ---------------------------------------------------------------------------
+// 13. Resources (kQueryResources)
+//
+// The live objects of one kind on the WHOLE device, every context's, for monitoring
+// (`softndk res show`): the one command that is not confined to the calling
+// context. It reads no memory and changes nothing. Each entry is a snapshot taken
+// under that object's own lock; the list is no consistent cut.
+//
+// Paged: the request names the kind and the first object number to report
+// (`start`, 0 = from the beginning); the response holds up to kResourcesPerPage
+// entries in ascending object number and, in `next`, the number to ask for next
+// (0 = no more). Kinds the device cannot list answer STATUS_NOT_SUPPORTED; an
+// unknown kind STATUS_INVALID_PARAMETER.
+// ---------------------------------------------------------------------------
+enum class ResourceKind : uint32_t { kQp = 1, kCq = 2, kPd = 3 };
+
+// Field use by kind ("-": 0):
+//   number  QP / CQ / PD number
+//   state   QP: QpState (0 RESET, 1 INIT, 2 RTR, 3 RTS, 4 ERROR); CQ: 1 armed, 2 dead
+//           (bits); PD: 0
+//   values  QP: pd, send_cq, recv_cq, srq (kNoObject: none), sq_entries,
+//               sq_outstanding (WQEs fetched by the device, not yet completed),
+//               rq_entries (0 with an SRQ), sq_psn (next new PSN), sq_una_psn
+//               (oldest unacknowledged), rq_psn (expected PSN), remote_qpn,
+//               connection (CM connection id, 0 = none)
+//           CQ: entries, queued (CQEs written, not yet consumed), arm_type (ArmType)
+//           PD: users (QPs and memory keys in it)
+inline constexpr uint32_t kResourceValues = 12;
+struct ResourceEntry {
+    uint32_t number;
+    uint32_t context;     // owning context
+    uint32_t process_id;  // its AttachRequest::process_id (daemon: the kernel's peer pid)
+    uint32_t state;
+    uint32_t values[kResourceValues];
+};
+static_assert(sizeof(ResourceEntry) == 16 + 4 * kResourceValues);
+
+// A page is small enough for one daemon message (emulator/daemon/protocol.hpp: 1 KiB).
+inline constexpr uint32_t kResourcesPerPage = 12;
+struct ResourcesRequest {
+    CommandHeader header;
+    uint32_t kind;   // ResourceKind
+    uint32_t start;  // first object number to report
+};
+static_assert(sizeof(ResourcesRequest) == 16);
+struct ResourcesResponse {
+    ResponseHeader header;
+    uint32_t count;  // entries filled
+    uint32_t next;   // the start of the next page, 0 = the list is complete
+    ResourceEntry entries[kResourcesPerPage];
+};
+static_assert(sizeof(ResourcesResponse) == 16 + sizeof(ResourceEntry) * kResourcesPerPage);
 
 }  // namespace softndk::hw

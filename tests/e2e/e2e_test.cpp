@@ -1188,14 +1188,80 @@ TEST_CASE("softndk rnic --status -j prints the status as one JSON object",
     }
 }
 
-TEST_CASE("softndk res show is not supported yet: exit 1 with a message, usage errors 2", "[e2e]") {
-    for (const char *kind : {"qp", "cq", "mr", "pd", "srq", "cm"}) {
+TEST_CASE(
+    "softndk res show: JSON arrays, mr, srq and cm exit 1 (not supported yet), usage errors 2",
+    "[e2e]") {
+    for (const char *kind : {"qp", "cq", "pd"}) {
+        const Run r = run(kSoftndk, {"res", "show", kind, "-j"});
+        REQUIRE(r.exit_code == 0);
+        const boost::json::value v = parse_json(r.out);
+        REQUIRE(v.is_array());
+        // Embedded, the device is the tool's own and holds none of its objects.
+        if (!daemon_mode()) CHECK(v.as_array().empty());
+        const Run text = run(kSoftndk, {"res", "show", kind});
+        CHECK(text.exit_code == 0);
+        if (!daemon_mode()) CHECK(text.out.empty());
+    }
+    for (const char *kind : {"mr", "srq", "cm"}) {
         const Run r = run(kSoftndk, {"res", "show", kind, "-j"});
         CHECK(r.exit_code == 1);
         CHECK(contains(r.err, std::string("^softndk res show ") + kind + ": not supported yet\n$"));
         CHECK(r.out.empty());
     }
+    const Run unknown = run(kSoftndk, {"res", "show", "qp", "nope"});
+    CHECK(unknown.exit_code == 1);
+    CHECK(contains(unknown.err, "no adapter named 'nope'"));
     CHECK(run(kSoftndk, {"res", "show", "qq"}).exit_code == 2);
     CHECK(run(kSoftndk, {"res", "show"}).exit_code == 2);
     CHECK(run(kSoftndk, {"res"}).exit_code == 2);
+}
+
+TEST_CASE("softndk res show lists another consumer's objects through the daemon, with its pid",
+          "[cross-process][daemon]") {
+    Daemon daemon;
+    // A pingpong server holds a PD, a CQ, a QP and an MR while it waits for its client.
+    const std::vector<std::string> args{"-p", "5020", "-n", "5"};
+    const Child server = spawn(kPingpong, args, daemon.env());
+    auto objects = [&](const char *kind) {
+        const Run r = run(kSoftndk, {"res", "show", kind, "-j"}, daemon.env());
+        REQUIRE(r.exit_code == 0);
+        const boost::json::value v = parse_json(r.out);
+        REQUIRE(v.is_array());
+        return v.as_array();
+    };
+    boost::json::array qps;
+    for (int i = 0; i < 400 && qps.empty(); ++i) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        qps = objects("qp");
+    }
+    REQUIRE(qps.size() == 1);
+    const auto &qp = qps[0].as_object();
+    CHECK(qp.at("ifname") == "rnic0");
+    CHECK(qp.at("pid") == server.pid);
+    CHECK(qp.at("type") == "RC");
+    CHECK(qp.at("state") == "RESET");  // not connected yet
+    CHECK(qp.at("lqpn").to_number<uint64_t>() >= 2);
+    CHECK(qp.at("rq_depth").to_number<uint64_t>() >= 1);
+    CHECK(qp.at("sq_outstanding") == 0);
+    const boost::json::array cqs = objects("cq");
+    REQUIRE(cqs.size() == 1);
+    CHECK(cqs[0].as_object().at("pid") == server.pid);
+    CHECK(cqs[0].as_object().at("cqn") == qp.at("scq"));
+    CHECK(cqs[0].as_object().at("queued") == 0);
+    const boost::json::array pds = objects("pd");
+    REQUIRE(pds.size() == 1);
+    CHECK(pds[0].as_object().at("pdn") == qp.at("pd"));
+    CHECK(pds[0].as_object().at("users").to_number<uint64_t>() >= 2);  // the QP and the MR
+    const Run text = run(kSoftndk, {"res", "show", "qp"}, daemon.env());
+    CHECK(contains(text.out, "^link rnic0/1 lqpn [0-9]+ rqpn 0 type RC state RESET .* pid " +
+                                 std::to_string(server.pid) + "\n$"));
+
+    // The client connects, both finish; the server's objects go with it.
+    std::vector<std::string> client_args = args;
+    client_args.insert(client_args.begin(), "127.0.0.1");
+    check_pingpong_report(run(kPingpong, client_args, daemon.env()), 4096, 5, 5020);
+    CHECK(wait(server).exit_code == 0);
+    CHECK(objects("qp").empty());
+    CHECK(objects("cq").empty());
+    CHECK(objects("pd").empty());
 }

@@ -6,7 +6,7 @@
 //   softndk sim       a program in simulated time under many seeds, or one seed replayed
 //   softndk trace     a SOFTNDK_TRACE event trace as Perfetto JSON, text or pcapng
 //   softndk stat      the device's counters (rdma statistic show)
-//   softndk res       live objects (rdma resource show): not built yet, exits 1
+//   softndk res       live objects (rdma resource show): qp, cq, pd
 //   softndk --version tool version, hardware ABI version, NDK version
 //
 // Exit codes (docs/conventions.md): 0 success, 1 runtime failure (message on
@@ -25,6 +25,7 @@
 #include "log.hpp"
 #include "ndk.hpp"
 #include "perf.hpp"
+#include "res.hpp"
 #include "sim.hpp"
 #include "softndk/hw_interface.hpp"
 #include "stat.hpp"
@@ -206,13 +207,6 @@ void add_stat(CLI::App &app, StatOptions &o) {
     stat->add_flag("-j,--json", o.json, "print JSON: an object per adapter");
 }
 
-// `softndk res show KIND`: the device command that lists live objects is not built
-// yet; the command parses its arguments and says so (exit 1).
-struct ResOptions {
-    std::string kind;
-    bool json = false;
-};
-
 void add_res(CLI::App &app, ResOptions &o) {
     auto *res = app.add_subcommand(
         "res", "live objects: QPs, CQs, MRs, PDs, SRQs, CM connections (rdma resource show)");
@@ -221,17 +215,14 @@ void add_res(CLI::App &app, ResOptions &o) {
     show->add_option("KIND", o.kind, "qp|cq|mr|pd|srq|cm")
         ->required()
         ->check(CLI::IsMember({"qp", "cq", "mr", "pd", "srq", "cm"}));
-    show->add_flag("-j,--json", o.json, "print JSON");
+    show->add_option("DEV", o.device, "only this adapter: alias or if_index, optionally /1");
+    show->add_flag("-j,--json", o.json, "print JSON: an object per object");
     show->footer(
-        "Not supported yet: the device has no command that lists its objects, so every\n"
-        "kind exits 1. Planned: embedded, the tool's own objects only; with\n"
-        "SOFTNDK_MODE=daemon, every consumer's, with its pid.");
-}
-
-int run_res(const ResOptions &o) {
-    std::fflush(stdout);
-    std::fprintf(stderr, "softndk res show %s: not supported yet\n", o.kind.c_str());
-    return kExitFailure;
+        "Embedded (the default), the device is the tool's own: it lists no object of any\n"
+        "other process. With SOFTNDK_MODE=daemon it lists every consumer's objects, each\n"
+        "with its process id (pid) and context (ctx). mr, srq and cm are not supported\n"
+        "yet (exit 1).\n\n" +
+        std::string(kEnvironment));
 }
 
 }  // namespace

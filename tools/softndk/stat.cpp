@@ -30,8 +30,6 @@ constexpr const char *kCounterNames[] = {
 // The only port of a virtual adapter, as rdma numbers it.
 constexpr unsigned kPort = 1;
 
-using CounterValues = std::vector<std::pair<std::string, unsigned long long>>;
-
 // "rnic0", "1", "rnic0/1": the adapter part; a port other than 1 is an error.
 std::string adapter_part(const std::string &device) {
     const size_t slash = device.find('/');
@@ -43,20 +41,7 @@ std::string adapter_part(const std::string &device) {
     return device.substr(0, slash);
 }
 
-std::vector<softndk_adapter> selected_adapters(const std::string &device) {
-    char error[512];
-    if (!device.empty()) {
-        softndk_adapter a{};
-        if (softndk_adapter_find(adapter_part(device).c_str(), &a, error, sizeof error) != 0)
-            throw std::runtime_error(error);
-        return {a};
-    }
-    const int n = softndk_adapters_list(nullptr, 0, error, sizeof error);
-    if (n < 0) throw std::runtime_error(error);
-    std::vector<softndk_adapter> all(static_cast<size_t>(n));
-    softndk_adapters_list(all.data(), n, error, sizeof error);
-    return all;
-}
+using CounterValues = std::vector<std::pair<std::string, unsigned long long>>;
 
 CounterValues device_counters(const WskClient &wsk, const softndk_adapter &a) {
     NDK_ADAPTER *adapter = wsk.open(a.if_index);
@@ -89,8 +74,23 @@ CounterValues daemon_counters() {
 
 }  // namespace
 
+std::vector<softndk_adapter> select_adapters(const std::string &device) {
+    char error[512];
+    if (!device.empty()) {
+        softndk_adapter a{};
+        if (softndk_adapter_find(adapter_part(device).c_str(), &a, error, sizeof error) != 0)
+            throw std::runtime_error(error);
+        return {a};
+    }
+    const int n = softndk_adapters_list(nullptr, 0, error, sizeof error);
+    if (n < 0) throw std::runtime_error(error);
+    std::vector<softndk_adapter> all(static_cast<size_t>(n));
+    softndk_adapters_list(all.data(), n, error, sizeof error);
+    return all;
+}
+
 int run_stat(const StatOptions &options) {
-    const std::vector<softndk_adapter> adapters = selected_adapters(options.device);
+    const std::vector<softndk_adapter> adapters = select_adapters(options.device);
     WskClient wsk;
     std::string out;
     std::vector<std::string> objects;

@@ -21,6 +21,9 @@
 #pragma once
 
 #include <string>
+#include <vector>
+
+#include "softndk_adapters.h"
 
 namespace softndk::tool {
 
@@ -28,6 +31,10 @@ struct StatOptions {
     std::string device;  // alias or if_index, optionally "/1" (the only port); "" = all
     bool json = false;
 };
+
+// The adapters DEV names (alias or if_index, optionally "/1"), or every adapter for
+// "". Throws std::runtime_error for an unknown adapter or another port.
+std::vector<softndk_adapter> select_adapters(const std::string &device);
 
 // Prints to stdout. Returns 0; throws std::runtime_error (exit 1) for an unknown
 // adapter or port, or a device that does not answer.

@@ -1,0 +1,58 @@
+/* softndk_resources.h - the virtual RNIC's live objects, for monitoring tools
+ * (`softndk res show`, like iproute2's `rdma resource show`).
+ *
+ * SoftNdkQueryResources lists the QPs, CQs or PDs of the WHOLE device behind
+ * pAdapter, every consumer's, with the process that owns each: embedded, that is
+ * this process's own device (its own objects only); on a `softndk rnic` daemon,
+ * every consumer attached to it. It reads and changes nothing else. Each entry is
+ * a snapshot of one object; the list is no consistent cut.
+ *
+ * These are SoftNDK functions, not NDKPI: a driver that calls them builds only
+ * against SoftNDK.
+ */
+#ifndef SOFTNDK_RESOURCES_H
+#define SOFTNDK_RESOURCES_H
+
+#include <ndkpi.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum _SOFTNDK_RESOURCE_KIND {
+    SoftNdkResourceQp = 1,
+    SoftNdkResourceCq = 2,
+    SoftNdkResourcePd = 3
+} SOFTNDK_RESOURCE_KIND;
+
+/* Values[] by kind (hw_interface.hpp section 13 is the reference):
+ *   QP  State: 0 RESET, 1 INIT, 2 RTR, 3 RTS, 4 ERROR. Values: PD, send CQ, receive
+ *       CQ, SRQ (0xffffffff: none), SQ entries, SQ WQEs outstanding in the device, RQ
+ *       entries (0 with an SRQ), SQ PSN (next new), SQ unacknowledged PSN, RQ
+ *       expected PSN, remote QP number, CM connection id (0: none).
+ *   CQ  State: bit 0 armed, bit 1 dead (overrun). Values: entries, CQEs queued (not
+ *       yet consumed), arm type (0 errors, 1 any, 2 solicited).
+ *   PD  Values: users (QPs and memory keys in it). */
+#define SOFTNDK_RESOURCE_VALUES 12
+typedef struct _SOFTNDK_RESOURCE {
+    ULONG Number;    /* QP / CQ / PD number on the device */
+    ULONG Context;   /* the device context (adapter handle) that owns it */
+    ULONG ProcessId; /* the owning process (0: unknown) */
+    ULONG State;
+    ULONG Values[SOFTNDK_RESOURCE_VALUES];
+} SOFTNDK_RESOURCE;
+
+/* Fills pEntries with up to Capacity objects of Kind numbered Start or above, in
+ * ascending number, and sets *pCount. *pNext is the Start of the next page, 0 when
+ * the list is complete. STATUS_INVALID_PARAMETER for an unknown Kind or a NULL
+ * pointer. PASSIVE_LEVEL: it waits for the device's answer. */
+_IRQL_requires_(PASSIVE_LEVEL) NTSTATUS
+    SoftNdkQueryResources(_In_ NDK_ADAPTER *pAdapter, _In_ ULONG Kind, _In_ ULONG Start,
+                          _Out_writes_(Capacity) SOFTNDK_RESOURCE *pEntries, _In_ ULONG Capacity,
+                          _Out_ ULONG *pCount, _Out_ ULONG *pNext);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SOFTNDK_RESOURCES_H */

@@ -1,0 +1,161 @@
+#include "res.hpp"
+
+#include <fmt/format.h>
+#include <softndk_resources.h>
+
+#include <cstdio>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#include "ndk.hpp"
+#include "report.hpp"
+#include "stat.hpp"
+
+namespace softndk::tool {
+
+namespace {
+
+constexpr ULONG kNoObject = 0xffffffffu;
+constexpr unsigned kPort = 1;
+
+// One printed field: a number, or a word (state names, yes/no).
+using Value = std::variant<unsigned long long, std::string>;
+using Fields = std::vector<std::pair<std::string, Value>>;
+
+const char *qp_state_name(ULONG state) {
+    static const char *const kNames[] = {"RESET", "INIT", "RTR", "RTS", "ERR"};
+    return state < std::size(kNames) ? kNames[state] : "UNKNOWN";
+}
+
+const char *arm_type_name(ULONG type) {
+    static const char *const kNames[] = {"errors", "any", "solicited"};
+    return type < std::size(kNames) ? kNames[type] : "unknown";
+}
+
+Fields qp_fields(const SOFTNDK_RESOURCE &r) {
+    const ULONG *v = r.Values;
+    Fields f{{"lqpn", r.Number},
+             {"rqpn", v[10]},
+             {"type", std::string("RC")},
+             {"state", std::string(qp_state_name(r.State))},
+             {"sq-psn", v[7]},
+             {"sq-una-psn", v[8]},
+             {"rq-psn", v[9]},
+             {"sq-depth", v[4]},
+             {"sq-outstanding", v[5]},
+             {"rq-depth", v[6]},
+             {"pd", v[0]},
+             {"scq", v[1]},
+             {"rcq", v[2]}};
+    if (v[3] != kNoObject) f.emplace_back("srq", v[3]);
+    f.emplace_back("conn", v[11]);
+    return f;
+}
+
+Fields cq_fields(const SOFTNDK_RESOURCE &r) {
+    return {{"cqn", r.Number},
+            {"cqe", r.Values[0]},
+            {"queued", r.Values[1]},
+            {"armed", std::string((r.State & 1) != 0 ? "yes" : "no")},
+            {"dead", std::string((r.State & 2) != 0 ? "yes" : "no")},
+            {"arm-type", std::string(arm_type_name(r.Values[2]))}};
+}
+
+Fields pd_fields(const SOFTNDK_RESOURCE &r) {
+    return {{"pdn", r.Number}, {"users", r.Values[0]}};
+}
+
+struct Kind {
+    const char *name;
+    ULONG kind;
+    Fields (*fields)(const SOFTNDK_RESOURCE &);
+};
+constexpr Kind kKinds[] = {{"qp", SoftNdkResourceQp, qp_fields},
+                           {"cq", SoftNdkResourceCq, cq_fields},
+                           {"pd", SoftNdkResourcePd, pd_fields}};
+
+std::vector<SOFTNDK_RESOURCE> query_all(const WskClient &wsk, const softndk_adapter &a,
+                                        ULONG kind) {
+    NDK_ADAPTER *adapter = wsk.open(a.if_index);
+    std::vector<SOFTNDK_RESOURCE> all;
+    ULONG start = 0;
+    do {
+        SOFTNDK_RESOURCE page[32];
+        ULONG count = 0, next = 0;
+        const NTSTATUS s =
+            SoftNdkQueryResources(adapter, kind, start, page, std::size(page), &count, &next);
+        if (!NT_SUCCESS(s)) {
+            wsk.close(adapter);
+            check(s, "SoftNdkQueryResources");
+        }
+        all.insert(all.end(), page, page + count);
+        start = next;
+    } while (start != 0);
+    wsk.close(adapter);
+    return all;
+}
+
+std::string json_key(std::string key) {
+    for (char &c : key)
+        if (c == '-') c = '_';
+    return json_string(key);
+}
+
+}  // namespace
+
+int run_res(const ResOptions &options) {
+    const Kind *kind = nullptr;
+    for (const Kind &k : kKinds)
+        if (options.kind == k.name) kind = &k;
+    if (kind == nullptr) {
+        std::fflush(stdout);
+        std::fprintf(stderr, "softndk res show %s: not supported yet\n", options.kind.c_str());
+        return 1;
+    }
+    const std::vector<softndk_adapter> adapters = select_adapters(options.device);
+    WskClient wsk;
+    std::string text;
+    std::vector<std::string> objects;
+    for (const auto &a : adapters) {
+        for (const SOFTNDK_RESOURCE &r : query_all(wsk, a, kind->kind)) {
+            Fields fields = kind->fields(r);
+            fields.emplace_back("ctx", static_cast<unsigned long long>(r.Context));
+            fields.emplace_back("pid", static_cast<unsigned long long>(r.ProcessId));
+            if (options.json) {
+                std::string o =
+                    fmt::format("{{\"ifname\": {}, \"port\": {}", json_string(a.alias), kPort);
+                for (const auto &[key, value] : fields) {
+                    o += ", " + json_key(key) + ": ";
+                    o += std::holds_alternative<std::string>(value)
+                             ? json_string(std::get<std::string>(value))
+                             : std::to_string(std::get<unsigned long long>(value));
+                }
+                objects.push_back(o + "}");
+            } else {
+                text += fmt::format("link {}/{}", a.alias, kPort);
+                for (const auto &[key, value] : fields) {
+                    text += " " + key + " ";
+                    text += std::holds_alternative<std::string>(value)
+                                ? std::get<std::string>(value)
+                                : std::to_string(std::get<unsigned long long>(value));
+                }
+                text += "\n";
+            }
+        }
+    }
+    if (options.json) {
+        std::string array("[");
+        for (size_t i = 0; i < objects.size(); ++i)
+            array += (i == 0 ? "" : ",\n ") + objects[i];
+        array += "]\n";
+        std::fputs(array.c_str(), stdout);
+    } else {
+        std::fputs(text.c_str(), stdout);
+    }
+    return 0;
+}
+
+}  // namespace softndk::tool
