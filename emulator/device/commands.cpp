@@ -749,7 +749,7 @@ struct Commands {
                                    hw::ResourcesResponse &rs) {
         const auto kind = static_cast<hw::ResourceKind>(rq.kind);
         if (kind != hw::ResourceKind::kQp && kind != hw::ResourceKind::kCq &&
-            kind != hw::ResourceKind::kPd)
+            kind != hw::ResourceKind::kPd && kind != hw::ResourceKind::kMr)
             return status::kInvalidParameter;
         std::vector<hw::ResourceEntry> found;
         std::vector<std::shared_ptr<Qp>> qps;
@@ -774,6 +774,16 @@ struct Commands {
                      it != d.pds_.end() && found.size() < wanted; ++it) {
                     take(it->first, it->second.context);
                     found.back().values[0] = it->second.users;
+                }
+            } else if (kind == hw::ResourceKind::kMr) {
+                std::vector<std::pair<uint32_t, Device::MptOwner>> keys;
+                for (const auto &[index, key_owner] : d.mpt_owners_)
+                    if (index >= rq.start) keys.emplace_back(index, key_owner);
+                std::sort(keys.begin(), keys.end(),
+                          [](const auto &x, const auto &y) { return x.first < y.first; });
+                for (size_t i = 0; i < keys.size() && found.size() < wanted; ++i) {
+                    take(keys[i].first, keys[i].second.context);
+                    found.back().values[0] = keys[i].second.pd;
                 }
             } else if (kind == hw::ResourceKind::kQp) {
                 for (size_t n = rq.start; n < d.qps_.size() && found.size() < wanted; ++n) {
@@ -816,6 +826,21 @@ struct Commands {
             e.values[0] = c.entries;
             e.values[1] = c.queued;
             e.values[2] = static_cast<uint32_t>(c.arm_type);
+        }
+        if (kind == hw::ResourceKind::kMr) {
+            for (size_t i = 0; i < found.size() && i < hw::kResourcesPerPage; ++i) {
+                hw::ResourceEntry &e = found[i];
+                const std::optional<EntryInfo> info = d.mpt_.inspect(e.number);
+                if (!info) continue;  // freed since the table was read
+                e.state = static_cast<uint32_t>(info->state);
+                e.values[1] = info->token;
+                e.values[2] = info->access;
+                e.values[3] = static_cast<uint32_t>(info->iova);
+                e.values[4] = static_cast<uint32_t>(info->iova >> 32);
+                e.values[5] = static_cast<uint32_t>(info->length);
+                e.values[6] = static_cast<uint32_t>(info->length >> 32);
+                e.values[7] = static_cast<uint32_t>(info->type);
+            }
         }
         rs.count = static_cast<uint32_t>(std::min<size_t>(found.size(), hw::kResourcesPerPage));
         rs.next = found.size() > hw::kResourcesPerPage ? found[hw::kResourcesPerPage].number : 0;

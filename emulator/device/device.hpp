@@ -87,7 +87,7 @@
 //                    when their context detaches.
 //   kQueryCounters   ObjectRequest -> CountersResponse: the whole device's counters.
 //   kQueryResources  ResourcesRequest{kind, start} -> ResourcesResponse: a page of the
-//                    whole device's QPs, CQs or PDs, EVERY context's (monitoring,
+//                    whole device's QPs, CQs, PDs or MPT entries, EVERY context's (monitoring,
 //                    hw_interface.hpp section 13); STATUS_INVALID_PARAMETER for another kind.
 //   Any command but kAttach, kDetach and the two above may be failed by a
 //   kFailCommand spec: it then answers the spec's NTSTATUS and does nothing.

@@ -1,7 +1,7 @@
 /* softndk_resources.h - the virtual RNIC's live objects, for monitoring tools
  * (`softndk res show`, like iproute2's `rdma resource show`).
  *
- * SoftNdkQueryResources lists the QPs, CQs or PDs of the WHOLE device behind
+ * SoftNdkQueryResources lists the QPs, CQs, PDs or memory keys of the WHOLE device behind
  * pAdapter, every consumer's, with the process that owns each: embedded, that is
  * this process's own device (its own objects only); on a `softndk rnic` daemon,
  * every consumer attached to it. It reads and changes nothing else. Each entry is
@@ -22,7 +22,8 @@ extern "C" {
 typedef enum _SOFTNDK_RESOURCE_KIND {
     SoftNdkResourceQp = 1,
     SoftNdkResourceCq = 2,
-    SoftNdkResourcePd = 3
+    SoftNdkResourcePd = 3,
+    SoftNdkResourceMr = 4 /* every memory key: MRs, windows, privileged tokens */
 } SOFTNDK_RESOURCE_KIND;
 
 /* Values[] by kind (hw_interface.hpp section 13 is the reference):
@@ -32,7 +33,12 @@ typedef enum _SOFTNDK_RESOURCE_KIND {
  *       expected PSN, remote QP number, CM connection id (0: none).
  *   CQ  State: bit 0 armed, bit 1 dead (overrun). Values: entries, CQEs queued (not
  *       yet consumed), arm type (0 errors, 1 any, 2 solicited).
- *   PD  Values: users (QPs and memory keys in it). */
+ *   PD  Values: users (QPs and memory keys in it).
+ *   MR  Number: the key's table index. State: 0 invalid, 1 free, 2 valid. Values:
+ *       PD, token, access (1 local read, 2 local write, 4 remote read, 8 remote
+ *       write, 16 bind, 32 read sink), address low and high 32 bits, length low and
+ *       high 32 bits, type (1 MR, 2 fast-register MR, 3 window type 1, 4 window
+ *       type 2, 5 privileged token). */
 #define SOFTNDK_RESOURCE_VALUES 12
 typedef struct _SOFTNDK_RESOURCE {
     ULONG Number;    /* QP / CQ / PD number on the device */

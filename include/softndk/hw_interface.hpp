@@ -950,12 +950,12 @@ static_assert(sizeof(CountersResponse) == 16 + 8 * kMaxCounters);
 // (0 = no more). Kinds the device cannot list answer STATUS_NOT_SUPPORTED; an
 // unknown kind STATUS_INVALID_PARAMETER.
 // ---------------------------------------------------------------------------
-enum class ResourceKind : uint32_t { kQp = 1, kCq = 2, kPd = 3 };
+enum class ResourceKind : uint32_t { kQp = 1, kCq = 2, kPd = 3, kMr = 4 };
 
 // Field use by kind ("-": 0):
 //   number  QP / CQ / PD number
 //   state   QP: QpState (0 RESET, 1 INIT, 2 RTR, 3 RTS, 4 ERROR); CQ: 1 armed, 2 dead
-//           (bits); PD: 0
+//           (bits); PD: 0; MR: see below
 //   values  QP: pd, send_cq, recv_cq, srq (kNoObject: none), sq_entries,
 //               sq_outstanding (WQEs fetched by the device, not yet completed),
 //               rq_entries (0 with an SRQ), sq_psn (next new PSN), sq_una_psn
@@ -963,6 +963,10 @@ enum class ResourceKind : uint32_t { kQp = 1, kCq = 2, kPd = 3 };
 //               connection (CM connection id, 0 = none)
 //           CQ: entries, queued (CQEs written, not yet consumed), arm_type (ArmType)
 //           PD: users (QPs and memory keys in it)
+//           MR (every MPT entry: MRs, windows, privileged tokens; number = MPT index):
+//               pd, token, access (AccessFlags), iova low/high 32 bits, length
+//               low/high 32 bits, type (1 MR, 2 fast-register MR, 3/4 window type
+//               1/2, 5 privileged); state: 0 INVALID, 1 FREE, 2 VALID
 inline constexpr uint32_t kResourceValues = 12;
 struct ResourceEntry {
     uint32_t number;

@@ -1188,10 +1188,9 @@ TEST_CASE("softndk rnic --status -j prints the status as one JSON object",
     }
 }
 
-TEST_CASE(
-    "softndk res show: JSON arrays, mr, srq and cm exit 1 (not supported yet), usage errors 2",
-    "[e2e]") {
-    for (const char *kind : {"qp", "cq", "pd"}) {
+TEST_CASE("softndk res show: JSON arrays, srq and cm exit 1 (not supported yet), usage errors 2",
+          "[e2e]") {
+    for (const char *kind : {"qp", "cq", "pd", "mr"}) {
         const Run r = run(kSoftndk, {"res", "show", kind, "-j"});
         REQUIRE(r.exit_code == 0);
         const boost::json::value v = parse_json(r.out);
@@ -1202,7 +1201,7 @@ TEST_CASE(
         CHECK(text.exit_code == 0);
         if (!daemon_mode()) CHECK(text.out.empty());
     }
-    for (const char *kind : {"mr", "srq", "cm"}) {
+    for (const char *kind : {"srq", "cm"}) {
         const Run r = run(kSoftndk, {"res", "show", kind, "-j"});
         CHECK(r.exit_code == 1);
         CHECK(contains(r.err, std::string("^softndk res show ") + kind + ": not supported yet\n$"));
@@ -1252,6 +1251,17 @@ TEST_CASE("softndk res show lists another consumer's objects through the daemon,
     REQUIRE(pds.size() == 1);
     CHECK(pds[0].as_object().at("pdn") == qp.at("pd"));
     CHECK(pds[0].as_object().at("users").to_number<uint64_t>() >= 2);  // the QP and the MR
+    const boost::json::array mrs = objects("mr");
+    REQUIRE(mrs.size() == 1);  // the buffer pingpong registered
+    const auto &mr = mrs[0].as_object();
+    CHECK(mr.at("pid") == server.pid);
+    CHECK(mr.at("pd") == qp.at("pd"));
+    CHECK(mr.at("type") == "mr");
+    CHECK(mr.at("state") == "valid");
+    CHECK(mr.at("token").to_number<uint64_t>() >= 0x200);  // MPT index 2 or above
+    CHECK(mr.at("iova").to_number<uint64_t>() != 0);
+    CHECK(mr.at("mrlen").to_number<uint64_t>() >= 4096);
+    CHECK(contains(mr.at("access").as_string().c_str(), "^LR,LW"));
     const Run text = run(kSoftndk, {"res", "show", "qp"}, daemon.env());
     CHECK(contains(text.out, "^link rnic0/1 lqpn [0-9]+ rqpn 0 type RC state RESET .* pid " +
                                  std::to_string(server.pid) + "\n$"));
@@ -1264,4 +1274,5 @@ TEST_CASE("softndk res show lists another consumer's objects through the daemon,
     CHECK(objects("qp").empty());
     CHECK(objects("cq").empty());
     CHECK(objects("pd").empty());
+    CHECK(objects("mr").empty());
 }

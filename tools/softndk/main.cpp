@@ -6,7 +6,7 @@
 //   softndk sim       a program in simulated time under many seeds, or one seed replayed
 //   softndk trace     a SOFTNDK_TRACE event trace as Perfetto JSON, text or pcapng
 //   softndk stat      the device's counters (rdma statistic show)
-//   softndk res       live objects (rdma resource show): qp, cq, pd
+//   softndk res       live objects (rdma resource show): qp, cq, pd, mr
 //   softndk --version tool version, hardware ABI version, NDK version
 //
 // Exit codes (docs/conventions.md): 0 success, 1 runtime failure (message on
@@ -220,7 +220,7 @@ void add_res(CLI::App &app, ResOptions &o) {
     show->footer(
         "Embedded (the default), the device is the tool's own: it lists no object of any\n"
         "other process. With SOFTNDK_MODE=daemon it lists every consumer's objects, each\n"
-        "with its process id (pid) and context (ctx). mr, srq and cm are not supported\n"
+        "with its process id (pid) and context (ctx). srq and cm are not supported\n"
         "yet (exit 1).\n\n" +
         std::string(kEnvironment));
 }

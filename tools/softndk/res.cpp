@@ -68,6 +68,31 @@ Fields pd_fields(const SOFTNDK_RESOURCE &r) {
     return {{"pdn", r.Number}, {"users", r.Values[0]}};
 }
 
+std::string access_names(ULONG access) {
+    static const std::pair<ULONG, const char *> kRights[] = {
+        {0x01, "LR"}, {0x02, "LW"}, {0x04, "RR"}, {0x08, "RW"}, {0x10, "MW"}, {0x20, "RS"}};
+    std::string out;
+    for (const auto &[bit, name] : kRights)
+        if ((access & bit) != 0) out += (out.empty() ? "" : ",") + std::string(name);
+    return out.empty() ? "-" : out;
+}
+
+Fields mr_fields(const SOFTNDK_RESOURCE &r) {
+    static const char *const kTypes[] = {"none", "mr", "fast-reg-mr", "mw1", "mw2", "privileged"};
+    static const char *const kStates[] = {"invalid", "free", "valid"};
+    const ULONG *v = r.Values;
+    const unsigned long long iova = (static_cast<unsigned long long>(v[4]) << 32) | v[3];
+    const unsigned long long length = (static_cast<unsigned long long>(v[6]) << 32) | v[5];
+    return {{"mrn", r.Number},
+            {"type", std::string(v[7] < std::size(kTypes) ? kTypes[v[7]] : "unknown")},
+            {"state", std::string(r.State < std::size(kStates) ? kStates[r.State] : "unknown")},
+            {"token", v[1]},
+            {"iova", iova},
+            {"mrlen", length},
+            {"access", access_names(v[2])},
+            {"pd", v[0]}};
+}
+
 struct Kind {
     const char *name;
     ULONG kind;
@@ -75,7 +100,8 @@ struct Kind {
 };
 constexpr Kind kKinds[] = {{"qp", SoftNdkResourceQp, qp_fields},
                            {"cq", SoftNdkResourceCq, cq_fields},
-                           {"pd", SoftNdkResourcePd, pd_fields}};
+                           {"pd", SoftNdkResourcePd, pd_fields},
+                           {"mr", SoftNdkResourceMr, mr_fields}};
 
 std::vector<SOFTNDK_RESOURCE> query_all(const WskClient &wsk, const softndk_adapter &a,
                                         ULONG kind) {
