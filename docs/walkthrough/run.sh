@@ -13,7 +13,8 @@
 #
 # Without --check the files are (re)written next to this script. With --check they are
 # made in a scratch directory and compared with the committed ones; any difference fails
-# (exit 1) with a diff of the listings. The CTest "docs: walkthrough listings match a
+# (exit 1) with a diff of the listings, and so does a listing line quoted in
+# docs/walkthrough.md that is in neither listing. The CTest "docs: walkthrough listings match a
 # fresh run" runs it so: when it fails after an intended change, rerun without --check
 # and update the excerpts in docs/walkthrough.md to the new listings.
 #
@@ -68,7 +69,16 @@ if [ "$check" = "--check" ]; then
       status=1
     fi
   done
-  [ $status -eq 0 ] && echo "run.sh: $files match a fresh run"
+  # Every listing line that docs/walkthrough.md quotes must be a line of a listing.
+  doc="$here/../walkthrough.md"
+  grep -E '^ +[0-9]+\.[0-9]{3}  [0-9]+ ' "$doc" | while IFS= read -r line; do
+    if ! grep -qxF -- "$line" "$here/send-read.txt" "$here/retry.txt"; then
+      echo "run.sh: docs/walkthrough.md quotes a line no listing has: $line" >&2
+      echo bad
+    fi
+  done >"$work/quoted"
+  grep -q bad "$work/quoted" && status=1
+  [ $status -eq 0 ] && echo "run.sh: $files match a fresh run, and so do the doc's excerpts"
   exit $status
 fi
 for f in $files; do
