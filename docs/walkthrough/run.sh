@@ -36,13 +36,14 @@ here=$(cd "$(dirname "$0")" && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-# run NAME [FAULT FILE]: one simulated run of the driver with a trace and a capture.
+# run NAME [FAULT FILE]: one simulated run of the driver with a trace and a capture
+# (SOFTNDK_FAULTS empty: no faults).
 run() {
   name=$1
   faults=${2:-}
   if ! env -i PATH="$PATH" SOFTNDK_MODE=embedded SOFTNDK_TIME=simulated SOFTNDK_SEED=1 \
     SOFTNDK_TRACE="$work/$name.trace" SOFTNDK_PCAP="$work/$name.capture" \
-    ${faults:+SOFTNDK_FAULTS="$faults"} "$driver" >"$work/$name.out" 2>&1; then
+    SOFTNDK_FAULTS="$faults" "$driver" >"$work/$name.out" 2>&1; then
     echo "run.sh: $driver failed ($name):" >&2
     cat "$work/$name.out" >&2
     exit 1
