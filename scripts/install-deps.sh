@@ -11,6 +11,7 @@ packages=(
   catch2             # v2, run through CTest
   zlib1g-dev         # crc32() for the RoCEv2 ICRC (emulator/wire)
   libinih-dev        # INI parser of profiles and SOFTNDK_CONFIG (emulator/device/ini.cpp)
+  tshark             # tests: captures (SOFTNDK_PCAP, softndk trace) decode with 0 malformed frames
 )
 
 missing=()

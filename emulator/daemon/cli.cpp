@@ -212,6 +212,13 @@ int run_rnic(const RnicCommandLine &command_line) {
         std::fprintf(stderr, "softndk rnic: %s\n", error.c_str());
         return 2;
     }
+    if (mode == hw::TimeMode::kSimulated) {
+        // The scheduler runs the threads of one process; a daemon serves others.
+        std::fprintf(stderr,
+                     "softndk rnic: simulated time runs the consumer and the device in one "
+                     "process (the embedded device; docs/simulation.md), not in a daemon\n");
+        return 2;
+    }
     if (options.adapters.empty()) options.adapters = default_adapter_config();
     for (auto &a : options.adapters)
         a.time_mode = mode;

@@ -208,7 +208,7 @@ bool time_mode_from_environment(hw::TimeMode &mode, std::string &error) {
     if (text == nullptr || *text == '\0') return true;
     const auto parsed = parse_time_mode(text);
     if (!parsed) {
-        error = std::string("SOFTNDK_TIME: unknown time mode '") + text + "' (functional | paced)";
+        error = std::string("SOFTNDK_TIME: unknown time mode '") + text + "' (functional | paced | simulated)";
         return false;
     }
     mode = *parsed;

@@ -57,7 +57,7 @@ namespace softndk::emu {
 bool load_adapter_config(const std::string &path, std::vector<AdapterConfig> &out,
                          std::string &error);
 std::vector<AdapterConfig> default_adapter_config();
-// "functional" | "paced" (| "simulated", which a device refuses: not built yet).
+// "functional" | "paced" | "simulated" (embedded devices only: docs/simulation.md).
 std::optional<hw::TimeMode> parse_time_mode(std::string_view text);
 // SOFTNDK_TIME, or functional when unset; false with `error` set for a bad value.
 bool time_mode_from_environment(hw::TimeMode &mode, std::string &error);

@@ -473,7 +473,8 @@ enum class TimeMode : uint32_t {
     // Model time is CLOCK_MONOTONIC: the provider returns no CQE (and raises no
     // notification) before its completion time, so the consumer's clock sees the model.
     kPaced = 1,
-    // Discrete-event simulation (not built yet: a device refuses it).
+    // Model time is simulated time (softndk/sim.hpp): paced mode's rules on the clock of
+    // the process's discrete-event scheduler. Embedded devices only.
     kSimulated = 2,
 };
 

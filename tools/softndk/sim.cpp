@@ -18,6 +18,7 @@
 #include <thread>
 
 #include "perf.hpp"
+#include "report.hpp"
 #include "softndk/sim.hpp"
 
 namespace softndk::tool {
@@ -135,20 +136,6 @@ int wait_for(pid_t pid) {
     return status;
 }
 
-std::string json_string(const std::string &text) {
-    std::string out = "\"";
-    for (const char c : text) {
-        if (c == '"' || c == '\\') {
-            out += '\\';
-            out += c;
-        } else if (static_cast<unsigned char>(c) < 0x20) {
-            out += fmt::format("\\u{:04x}", static_cast<unsigned>(c));
-        } else {
-            out += c;
-        }
-    }
-    return out + "\"";
-}
 
 int replay(const SimOptions &o) {
     const uint64_t seed = parse_seed(o.replay);

@@ -21,6 +21,7 @@
 #include <tuple>
 #include <vector>
 
+#include "report.hpp"
 #include "softndk/hw_interface.hpp"
 #include "softndk/trace.hpp"
 #include "wire/frame.hpp"
@@ -157,19 +158,10 @@ std::string ip_text(const uint8_t (&bytes)[16]) {
     return text;
 }
 
+// JSON string contents (no quotes).
 std::string escape_json(const std::string &s) {
-    std::string out;
-    for (char c : s) {
-        if (c == '"' || c == '\\') {
-            out += '\\';
-            out += c;
-        } else if (static_cast<unsigned char>(c) < 0x20) {
-            out += fmt::format("\\u{:04x}", static_cast<unsigned>(c));
-        } else {
-            out += c;
-        }
-    }
-    return out;
+    const std::string quoted = json_string(s);
+    return quoted.substr(1, quoted.size() - 2);
 }
 
 // ---- Linking: which records belong to which WQE.
