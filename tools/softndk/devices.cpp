@@ -8,6 +8,7 @@
 
 #include "ndk.hpp"
 #include "report.hpp"
+#include "stat.hpp"
 
 namespace softndk::tool {
 
@@ -84,21 +85,6 @@ std::string join(const std::vector<std::string> &items, const char *separator) {
     return out;
 }
 
-std::vector<softndk_adapter> selected(const DevicesOptions &options) {
-    char error[512];
-    if (!options.device.empty()) {
-        softndk_adapter a{};
-        if (softndk_adapter_find(options.device.c_str(), &a, error, sizeof error) != 0)
-            throw std::runtime_error(error);
-        return {a};
-    }
-    const int n = softndk_adapters_list(nullptr, 0, error, sizeof error);
-    if (n < 0) throw std::runtime_error(error);
-    std::vector<softndk_adapter> all(static_cast<size_t>(n));
-    softndk_adapters_list(all.data(), n, error, sizeof error);
-    return all;
-}
-
 std::string tree(const softndk_adapter &a, const NDK_ADAPTER_INFO &info, bool verbose) {
     auto line = [](const std::string &key, const std::string &value) {
         return fmt::format("\t{:<28}{}\n", key + ":", value);
@@ -169,7 +155,7 @@ std::string json(const softndk_adapter &a, const NDK_ADAPTER_INFO &info, bool ve
 }  // namespace
 
 int run_devices(const DevicesOptions &options) {
-    const std::vector<softndk_adapter> adapters = selected(options);
+    const std::vector<softndk_adapter> adapters = select_adapters(options.device);
     if (options.list && !options.json) {
         std::string out =
             "    device          \t   if_index\taddresses\n"

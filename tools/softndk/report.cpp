@@ -166,4 +166,12 @@ std::string json_string(const std::string &text) {
     return out + "\"";
 }
 
+void print_json_array(const std::vector<std::string> &objects) {
+    std::string array("[");
+    for (size_t i = 0; i < objects.size(); ++i)
+        array += (i == 0 ? "" : ",\n ") + objects[i];
+    array += "]\n";
+    std::fputs(array.c_str(), stdout);
+}
+
 }  // namespace softndk::tool

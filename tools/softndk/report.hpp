@@ -56,5 +56,7 @@ std::string json_object(const LatencyRow &row);
 std::string json_object(const BandwidthRow &row);
 // A JSON string literal (quotes and escapes).
 std::string json_string(const std::string &text);
+// Prints `objects` (JSON values) to stdout as one JSON array, a value per line.
+void print_json_array(const std::vector<std::string> &objects);
 
 }  // namespace softndk::tool

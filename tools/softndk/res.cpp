@@ -173,11 +173,7 @@ int run_res(const ResOptions &options) {
         }
     }
     if (options.json) {
-        std::string array("[");
-        for (size_t i = 0; i < objects.size(); ++i)
-            array += (i == 0 ? "" : ",\n ") + objects[i];
-        array += "]\n";
-        std::fputs(array.c_str(), stdout);
+        print_json_array(objects);
     } else {
         std::fputs(text.c_str(), stdout);
     }

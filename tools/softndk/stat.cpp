@@ -112,11 +112,7 @@ int run_stat(const StatOptions &options) {
         }
     }
     if (options.json) {
-        std::string array("[");
-        for (size_t i = 0; i < objects.size(); ++i)
-            array += (i == 0 ? "" : ",\n ") + objects[i];
-        array += "]\n";
-        std::fputs(array.c_str(), stdout);
+        print_json_array(objects);
         return 0;
     }
     std::fputs(out.c_str(), stdout);
