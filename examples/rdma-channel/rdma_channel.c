@@ -571,6 +571,12 @@ static PUCHAR RcPayload(const RC_BUFFER *Buffer, ULONG Slot) {
     return Buffer->Data + (SIZE_T)Slot * RC_MESSAGE_BYTES + PAGE_SIZE;
 }
 
+/* Disconnecting is set with InterlockedExchange by the disconnect paths while the CQ
+ * handlers run on other threads: read it atomically as well. */
+static BOOLEAN RcIsDisconnecting(RC_CONNECTION *Connection) {
+    return InterlockedCompareExchange(&Connection->Disconnecting, 0, 0) != 0;
+}
+
 /* ------------------------------------------------------------------------- */
 /* Posting (any IRQL <= DISPATCH_LEVEL; initiator posts with Lock held)       */
 /* ------------------------------------------------------------------------- */
@@ -584,7 +590,7 @@ static VOID RcPostReceive(RC_CONNECTION *Connection, ULONG Slot) {
     status =
         Connection->Qp->Dispatch->NdkReceive(Connection->Qp, &Connection->ReceiveWr[Slot], sges, n);
     /* After a disconnect the QP may refuse: nothing more arrives anyway. */
-    if (Connection->Disconnecting == 0) RC_OK(Connection->Driver, status, "NdkReceive");
+    if (!RcIsDisconnecting(Connection)) RC_OK(Connection->Driver, status, "NdkReceive");
 }
 
 /* A receive was taken by a message: put it back and owe the peer a credit. */
@@ -689,7 +695,7 @@ static VOID RcClientPump(RC_CONNECTION *Connection) {
     ULONG ready[RC_WINDOW];
     ULONG count = 0;
     ULONG budget = RC_MIN(RC_REQUESTS_PER_CONNECTION - Connection->Issued, Connection->FreeCount);
-    if (Connection->SendCredits <= 0 || Connection->Disconnecting != 0 || Connection->Broken)
+    if (Connection->SendCredits <= 0 || RcIsDisconnecting(Connection) || Connection->Broken)
         return;
     budget = RC_MIN(budget, (ULONG)Connection->SendCredits);
     for (ULONG slot = 0; slot < RC_WINDOW && count < budget; ++slot)
@@ -813,7 +819,7 @@ static VOID RcServerPump(RC_CONNECTION *Connection) {
     ULONG ready[RC_SERVER_SLOTS];
     ULONG count = 0;
     ULONG budget = Connection->WaitingCount;
-    if (Connection->SendCredits <= 0 || Connection->Disconnecting != 0 || Connection->Broken)
+    if (Connection->SendCredits <= 0 || RcIsDisconnecting(Connection) || Connection->Broken)
         return;
     budget = RC_MIN(budget, (ULONG)Connection->SendCredits);
     for (ULONG slot = 0; slot < RC_SERVER_SLOTS && count < budget; ++slot)
@@ -864,7 +870,7 @@ static VOID RcOnCompletion(RC_CONNECTION *Connection, const NDK_RESULT_EX *Resul
         /* Flushed receives are how a QP ends: no repost, nothing lost. Other
          * requests are flushed only once the connection is going away. */
         if (Result->Status == STATUS_CANCELLED &&
-            (wr->Kind == RcWrReceive || Connection->Disconnecting != 0 || Connection->Broken))
+            (wr->Kind == RcWrReceive || RcIsDisconnecting(Connection) || Connection->Broken))
             return;
         RC_ERROR("connection %lu (%s): request kind %d failed with 0x%08X (provider code %lu)",
                  Connection->Index, Connection->Server ? "server" : "client", (int)wr->Kind,
