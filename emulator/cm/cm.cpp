@@ -716,4 +716,46 @@ void ConnectionManager::qp_destroyed(uint32_t qp) {
     }
 }
 
+std::vector<hw::ResourceEntry> ConnectionManager::resources(uint32_t start, size_t max) {
+    static_assert(static_cast<uint32_t>(State::kFailed) ==
+                  static_cast<uint32_t>(hw::CmState::kFailed));
+    std::vector<hw::ResourceEntry> out;
+    auto add = [&](uint32_t number, uint32_t context, hw::CmRole role, hw::CmState state,
+                   const Endpoint &local, const Endpoint *peer, uint32_t qp, uint32_t peer_id) {
+        hw::ResourceEntry e{};
+        e.number = number;
+        e.context = context;
+        e.state = static_cast<uint32_t>(role) << 8 | static_cast<uint32_t>(state);
+        std::memcpy(&e.values[0], local.ip.bytes.data(), 16);
+        e.values[4] = local.port;
+        if (peer != nullptr) {
+            std::memcpy(&e.values[5], peer->ip.bytes.data(), 16);
+            e.values[9] = peer->port;
+        }
+        e.values[10] = qp;
+        e.values[11] = peer_id;
+        out.push_back(e);
+    };
+    std::lock_guard lock(mutex_);
+    for (auto it = connections_.lower_bound(start);
+         it != connections_.end() && it->first < hw::kCmListenerBase && out.size() < max; ++it) {
+        const Connection &c = it->second;
+        add(it->first, c.context, c.active ? hw::CmRole::kActive : hw::CmRole::kPassive,
+            static_cast<hw::CmState>(c.state), c.local, &c.peer, c.qp, c.peer_id);
+    }
+    const uint32_t from_listener = start > hw::kCmListenerBase ? start - hw::kCmListenerBase : 0;
+    for (auto it = listeners_.lower_bound(from_listener);
+         it != listeners_.end() && out.size() < max; ++it)
+        add(hw::kCmListenerBase + it->first, it->second.context, hw::CmRole::kListener,
+            it->second.paused ? hw::CmState::kPaused : hw::CmState::kListening, it->second.endpoint,
+            nullptr, 0, 0);
+    const uint32_t from_shared =
+        start > hw::kCmSharedEndpointBase ? start - hw::kCmSharedEndpointBase : 0;
+    for (auto it = shared_endpoints_.lower_bound(from_shared);
+         it != shared_endpoints_.end() && out.size() < max; ++it)
+        add(hw::kCmSharedEndpointBase + it->first, it->second.context, hw::CmRole::kSharedEndpoint,
+            hw::CmState::kBound, it->second.endpoint, nullptr, 0, 0);
+    return out;
+}
+
 }  // namespace softndk::emu::cm

@@ -93,8 +93,12 @@ class ConnectionManager {
     // STATUS_CONNECTION_INVALID if `qp` has no established connection.
     int32_t kill_connection(uint32_t qp);
     void qp_destroyed(uint32_t qp);
+    // kQueryResources: up to `max` connections, listeners and shared endpoints numbered
+    // `start` or above (hw_interface.hpp section 13's CM numbering), in ascending number.
+    std::vector<hw::ResourceEntry> resources(uint32_t start, size_t max);
 
   private:
+    // In hw::CmState's order (kQueryResources reports it).
     enum class State : uint8_t {
         kReqSent,    // active: waiting for REP/REJ
         kReplied,    // active: REP received, waiting for CompleteConnect/Reject

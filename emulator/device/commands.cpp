@@ -748,12 +748,16 @@ struct Commands {
     static int32_t query_resources(Device &d, uint32_t &, const hw::ResourcesRequest &rq,
                                    hw::ResourcesResponse &rs) {
         const auto kind = static_cast<hw::ResourceKind>(rq.kind);
-        if (kind != hw::ResourceKind::kQp && kind != hw::ResourceKind::kCq &&
-            kind != hw::ResourceKind::kPd && kind != hw::ResourceKind::kMr)
+        if (rq.kind < static_cast<uint32_t>(hw::ResourceKind::kQp) ||
+            rq.kind > static_cast<uint32_t>(hw::ResourceKind::kCm))
             return status::kInvalidParameter;
+        // One more than a page, to know whether another page follows.
+        const size_t wanted = hw::kResourcesPerPage + 1;
         std::vector<hw::ResourceEntry> found;
+        if (kind == hw::ResourceKind::kCm) found = d.cm().resources(rq.start, wanted);
         std::vector<std::shared_ptr<Qp>> qps;
         std::vector<std::shared_ptr<Cq>> cqs;
+        std::vector<std::shared_ptr<Srq>> srqs;
         {
             std::shared_lock lock(d.objects_mutex_);
             auto pid_of = [&](uint32_t context) {
@@ -767,9 +771,18 @@ struct Commands {
                 e.process_id = pid_of(context);
                 found.push_back(e);
             };
-            // One more than a page, to know whether another page follows.
-            const size_t wanted = hw::kResourcesPerPage + 1;
-            if (kind == hw::ResourceKind::kPd) {
+            // The CM's entries name their context; the table gives its process.
+            for (hw::ResourceEntry &e : found)
+                e.process_id = pid_of(e.context);
+            if (kind == hw::ResourceKind::kCm) {
+                // listed by the CM above
+            } else if (kind == hw::ResourceKind::kSrq) {
+                for (size_t n = rq.start; n < d.srqs_.size() && found.size() < wanted; ++n) {
+                    if (d.srqs_[n] == nullptr) continue;
+                    take(static_cast<uint32_t>(n), d.srqs_[n]->context);
+                    srqs.push_back(d.srqs_[n]);
+                }
+            } else if (kind == hw::ResourceKind::kPd) {
                 for (auto it = d.pds_.lower_bound(rq.start);
                      it != d.pds_.end() && found.size() < wanted; ++it) {
                     take(it->first, it->second.context);
@@ -816,8 +829,20 @@ struct Commands {
                 qp.req.una_psn,
                 qp.resp.epsn,
                 qp.path.remote_qpn,
-                qp.connection};
+                qp.connection,
+                qp.req.sq ? qp.req.sq->published_unconsumed() : 0,
+                qp.resp.rq ? qp.resp.rq->published_unconsumed() : 0};
             std::memcpy(e.values, values, sizeof values);
+        }
+        for (size_t i = 0; i < srqs.size() && i < hw::kResourcesPerPage; ++i) {
+            Srq &srq = *srqs[i];
+            std::lock_guard lock(srq.mutex);
+            hw::ResourceEntry &e = found[i];
+            e.values[0] = srq.pd;
+            e.values[1] = srq.layout.entries;
+            e.values[2] = srq.ring ? srq.ring->published_unconsumed() : 0;
+            e.values[3] = srq.limit;
+            e.values[4] = srq.max_sge;
         }
         for (size_t i = 0; i < cqs.size() && i < hw::kResourcesPerPage; ++i) {
             const Cq::Snapshot c = cqs[i]->snapshot();

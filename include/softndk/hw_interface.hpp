@@ -40,11 +40,12 @@ namespace softndk::hw {
 
 // Bumped on any incompatible change to a struct in this file. The device
 // reports it in the attach response and the provider refuses a mismatch.
-inline constexpr uint32_t kAbiVersion = 7;  // 2: doorbell summary words; 3: LAM commands;
+inline constexpr uint32_t kAbiVersion = 8;  // 2: doorbell summary words; 3: LAM commands;
                                             // 4: DeviceLimits::quirks; 5: model time
                                             // (ProducerRecord, blueflame_bytes, time_mode);
                                             // 6: fault injection (kInjectFault, FaultRequest)
                                             // 7: kQueryResources (section 13)
+                                            // 8: 16 resource values; SRQ and CM kinds
 
 // ---------------------------------------------------------------------------
 // 1. Units
@@ -951,7 +952,7 @@ static_assert(sizeof(CountersResponse) == 16 + 8 * kMaxCounters);
 // (0 = no more). Kinds the device cannot list answer STATUS_NOT_SUPPORTED; an
 // unknown kind STATUS_INVALID_PARAMETER.
 // ---------------------------------------------------------------------------
-enum class ResourceKind : uint32_t { kQp = 1, kCq = 2, kPd = 3, kMr = 4 };
+enum class ResourceKind : uint32_t { kQp = 1, kCq = 2, kPd = 3, kMr = 4, kSrq = 5, kCm = 6 };
 
 // Field use by kind ("-": 0):
 //   number  QP / CQ / PD number
@@ -961,14 +962,42 @@ enum class ResourceKind : uint32_t { kQp = 1, kCq = 2, kPd = 3, kMr = 4 };
 //               sq_outstanding (WQEs fetched by the device, not yet completed),
 //               rq_entries (0 with an SRQ), sq_psn (next new PSN), sq_una_psn
 //               (oldest unacknowledged), rq_psn (expected PSN), remote_qpn,
-//               connection (CM connection id, 0 = none)
+//               connection (CM connection id, 0 = none), sq_unfetched (WQEBBs the
+//               consumer published that the device has not fetched yet), rq_queued
+//               (receives published, not yet consumed; 0 with an SRQ)
 //           CQ: entries, queued (CQEs written, not yet consumed), arm_type (ArmType)
 //           PD: users (QPs and memory keys in it)
 //           MR (every MPT entry: MRs, windows, privileged tokens; number = MPT index):
 //               pd, token, access (AccessFlags), iova low/high 32 bits, length
 //               low/high 32 bits, type (1 MR, 2 fast-register MR, 3/4 window type
 //               1/2, 5 privileged); state: 0 INVALID, 1 FREE, 2 VALID
-inline constexpr uint32_t kResourceValues = 12;
+//           SRQ: pd, entries, queued (receives posted, not yet taken by a QP),
+//                limit (the armed limit event's threshold, 0 = not armed), max_sge
+//           CM (number: a connection id; a listener is kCmListenerBase + its id, a
+//               shared endpoint kCmSharedEndpointBase + its id, so one ascending
+//               order pages through all three): local IP (16 bytes, IPv4-mapped for
+//               IPv4, in values 0-3 as memory), local port, peer IP (values 5-8),
+//               peer port, QP (0: none), peer's connection id;
+//               state: CmRole << 8 | the connection's state (CmState)
+inline constexpr uint32_t kCmListenerBase = 0x40000000;
+inline constexpr uint32_t kCmSharedEndpointBase = 0x80000000;
+enum class CmRole : uint32_t { kActive = 1, kPassive = 2, kListener = 3, kSharedEndpoint = 4 };
+// A connection's state; a listener's is kListening or kPaused, a shared endpoint's kBound.
+enum class CmState : uint32_t {
+    kReqSent = 0,
+    kReplied = 1,
+    kRequested = 2,
+    kAccepted = 3,
+    kEstablished = 4,
+    kDisconnecting = 5,
+    kDisconnected = 6,
+    kClosed = 7,
+    kFailed = 8,
+    kListening = 9,
+    kPaused = 10,
+    kBound = 11,
+};
+inline constexpr uint32_t kResourceValues = 16;
 struct ResourceEntry {
     uint32_t number;
     uint32_t context;     // owning context

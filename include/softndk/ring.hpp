@@ -407,6 +407,14 @@ class Ring<Queue, RingSide::kConsumer, RingFlavour::kCounter> {
         return p;
     }
 
+    // Monitoring (kQueryResources): how many slots the provider has published beyond
+    // consumer(), read from the doorbell record without acquiring them. A count no
+    // correct provider produces (more than `entries`) reads as 0.
+    uint32_t published_unconsumed() const {
+        const uint32_t n = fetch_wqes(doorbell()) - consumer_;
+        return n > m_.entries ? 0 : n;
+    }
+
     // The timing hints of the latest doorbell (untrusted), after acquire_producer().
     DoorbellStamp stamp() const { return fetch_doorbell_stamp(doorbell()); }
 

@@ -1188,9 +1188,8 @@ TEST_CASE("softndk rnic --status -j prints the status as one JSON object",
     }
 }
 
-TEST_CASE("softndk res show: JSON arrays, srq and cm exit 1 (not supported yet), usage errors 2",
-          "[e2e]") {
-    for (const char *kind : {"qp", "cq", "pd", "mr"}) {
+TEST_CASE("softndk res show: JSON arrays for every kind, usage errors 2", "[e2e]") {
+    for (const char *kind : {"qp", "cq", "pd", "mr", "srq", "cm"}) {
         const Run r = run(kSoftndk, {"res", "show", kind, "-j"});
         REQUIRE(r.exit_code == 0);
         const boost::json::value v = parse_json(r.out);
@@ -1200,12 +1199,6 @@ TEST_CASE("softndk res show: JSON arrays, srq and cm exit 1 (not supported yet),
         const Run text = run(kSoftndk, {"res", "show", kind});
         CHECK(text.exit_code == 0);
         if (!daemon_mode()) CHECK(text.out.empty());
-    }
-    for (const char *kind : {"srq", "cm"}) {
-        const Run r = run(kSoftndk, {"res", "show", kind, "-j"});
-        CHECK(r.exit_code == 1);
-        CHECK(contains(r.err, std::string("^softndk res show ") + kind + ": not supported yet\n$"));
-        CHECK(r.out.empty());
     }
     const Run unknown = run(kSoftndk, {"res", "show", "qp", "nope"});
     CHECK(unknown.exit_code == 1);
@@ -1228,11 +1221,13 @@ TEST_CASE("softndk res show lists another consumer's objects through the daemon,
         REQUIRE(v.is_array());
         return v.as_array();
     };
-    boost::json::array qps;
-    for (int i = 0; i < 400 && qps.empty(); ++i) {
+    // It listens last (after its QP and receives): wait for the listener.
+    boost::json::array cms;
+    for (int i = 0; i < 400 && cms.empty(); ++i) {
         std::this_thread::sleep_for(std::chrono::milliseconds(10));
-        qps = objects("qp");
+        cms = objects("cm");
     }
+    const boost::json::array qps = objects("qp");
     REQUIRE(qps.size() == 1);
     const auto &qp = qps[0].as_object();
     CHECK(qp.at("ifname") == "rnic0");
@@ -1242,6 +1237,16 @@ TEST_CASE("softndk res show lists another consumer's objects through the daemon,
     CHECK(qp.at("lqpn").to_number<uint64_t>() >= 2);
     CHECK(qp.at("rq_depth").to_number<uint64_t>() >= 1);
     CHECK(qp.at("sq_outstanding") == 0);
+    CHECK(qp.at("sq_unfetched") == 0);
+    // pingpong posts its receive before it listens: the RQ holds it.
+    CHECK(qp.at("rq_queued").to_number<uint64_t>() >= 1);
+    CHECK(qp.at("rq_queued").to_number<uint64_t>() <= qp.at("rq_depth").to_number<uint64_t>());
+    REQUIRE(cms.size() == 1);
+    CHECK(cms[0].as_object().at("role") == "listener");
+    CHECK(cms[0].as_object().at("state") == "listening");
+    CHECK(cms[0].as_object().at("pid") == server.pid);
+    CHECK(contains(cms[0].as_object().at("src_addr").as_string().c_str(), ":5020$"));
+    CHECK(objects("srq").empty());
     const boost::json::array cqs = objects("cq");
     REQUIRE(cqs.size() == 1);
     CHECK(cqs[0].as_object().at("pid") == server.pid);
@@ -1275,4 +1280,5 @@ TEST_CASE("softndk res show lists another consumer's objects through the daemon,
     CHECK(objects("cq").empty());
     CHECK(objects("pd").empty());
     CHECK(objects("mr").empty());
+    CHECK(objects("cm").empty());
 }

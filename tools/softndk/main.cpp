@@ -220,8 +220,8 @@ void add_res(CLI::App &app, ResOptions &o) {
     show->footer(
         "Embedded (the default), the device is the tool's own: it lists no object of any\n"
         "other process. With SOFTNDK_MODE=daemon it lists every consumer's objects, each\n"
-        "with its process id (pid) and context (ctx). srq and cm are not supported\n"
-        "yet (exit 1).\n\n" +
+        "with its process id (pid) and context (ctx). cm lists connections, listeners\n"
+        "and shared endpoints.\n\n" +
         std::string(kEnvironment));
 }
 

@@ -3,7 +3,10 @@
 #include <fmt/format.h>
 #include <softndk_resources.h>
 
+#include <arpa/inet.h>
+
 #include <cstdio>
+#include <cstring>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -45,8 +48,10 @@ Fields qp_fields(const SOFTNDK_RESOURCE &r) {
              {"sq-una-psn", v[8]},
              {"rq-psn", v[9]},
              {"sq-depth", v[4]},
+             {"sq-unfetched", v[12]},
              {"sq-outstanding", v[5]},
              {"rq-depth", v[6]},
+             {"rq-queued", v[13]},
              {"pd", v[0]},
              {"scq", v[1]},
              {"rcq", v[2]}};
@@ -93,15 +98,54 @@ Fields mr_fields(const SOFTNDK_RESOURCE &r) {
             {"pd", v[0]}};
 }
 
+Fields srq_fields(const SOFTNDK_RESOURCE &r) {
+    const ULONG *v = r.Values;
+    return {{"srqn", r.Number}, {"pd", v[0]},    {"depth", v[1]},
+            {"queued", v[2]},   {"limit", v[3]}, {"armed", std::string(v[3] != 0 ? "yes" : "no")},
+            {"max-sge", v[4]}};
+}
+
+// Values[first..first+3] hold an IP's 16 bytes; Values[first+4] its port.
+std::string cm_address(const ULONG *values) {
+    uint8_t ip[16];
+    std::memcpy(ip, values, sizeof ip);
+    static constexpr uint8_t kV4Mapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
+    char text[INET6_ADDRSTRLEN] = {};
+    const bool v4 = std::memcmp(ip, kV4Mapped, sizeof kV4Mapped) == 0;
+    ::inet_ntop(v4 ? AF_INET : AF_INET6, v4 ? ip + 12 : ip, text, sizeof text);
+    return v4 ? fmt::format("{}:{}", text, values[4]) : fmt::format("[{}]:{}", text, values[4]);
+}
+
+Fields cm_fields(const SOFTNDK_RESOURCE &r) {
+    static const char *const kRoles[] = {"?", "active", "passive", "listener", "shared-endpoint"};
+    static const char *const kStates[] = {
+        "req-sent",     "replied", "requested", "accepted",  "established", "disconnecting",
+        "disconnected", "closed",  "failed",    "listening", "paused",      "bound"};
+    const ULONG role = r.State >> 8, state = r.State & 0xff;
+    ULONG id = r.Number;
+    if (role == 3) id -= SOFTNDK_CM_LISTENER_BASE;
+    if (role == 4) id -= SOFTNDK_CM_SHARED_ENDPOINT_BASE;
+    Fields f{{"cm-id", id},
+             {"role", std::string(role < std::size(kRoles) ? kRoles[role] : "?")},
+             {"state", std::string(state < std::size(kStates) ? kStates[state] : "?")},
+             {"src-addr", cm_address(r.Values)}};
+    if (role == 1 || role == 2) {
+        f.emplace_back("dst-addr", cm_address(r.Values + 5));
+        f.emplace_back("lqpn", r.Values[10]);
+        f.emplace_back("peer-cm-id", r.Values[11]);
+    }
+    return f;
+}
+
 struct Kind {
     const char *name;
     ULONG kind;
     Fields (*fields)(const SOFTNDK_RESOURCE &);
 };
-constexpr Kind kKinds[] = {{"qp", SoftNdkResourceQp, qp_fields},
-                           {"cq", SoftNdkResourceCq, cq_fields},
-                           {"pd", SoftNdkResourcePd, pd_fields},
-                           {"mr", SoftNdkResourceMr, mr_fields}};
+constexpr Kind kKinds[] = {
+    {"qp", SoftNdkResourceQp, qp_fields},    {"cq", SoftNdkResourceCq, cq_fields},
+    {"pd", SoftNdkResourcePd, pd_fields},    {"mr", SoftNdkResourceMr, mr_fields},
+    {"srq", SoftNdkResourceSrq, srq_fields}, {"cm", SoftNdkResourceCm, cm_fields}};
 
 std::vector<SOFTNDK_RESOURCE> query_all(const WskClient &wsk, const softndk_adapter &a,
                                         ULONG kind) {
@@ -136,10 +180,9 @@ int run_res(const ResOptions &options) {
     const Kind *kind = nullptr;
     for (const Kind &k : kKinds)
         if (options.kind == k.name) kind = &k;
-    if (kind == nullptr) {
-        std::fflush(stdout);
-        std::fprintf(stderr, "softndk res show %s: not supported yet\n", options.kind.c_str());
-        return 1;
+    if (kind == nullptr) {  // add_res checks the kind; this is a missing table row
+        std::fprintf(stderr, "softndk res show %s: unknown kind\n", options.kind.c_str());
+        return 2;
     }
     const std::vector<softndk_adapter> adapters = select_adapters(options.device);
     WskClient wsk;

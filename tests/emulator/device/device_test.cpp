@@ -603,3 +603,92 @@ TEST_CASE("kQueryResources pages through every context's objects in ascending nu
         CHECK(rs.next == 0);
     }
 }
+
+namespace {
+// Every entry of one kind, through `d`'s context, all pages.
+std::vector<hw::ResourceEntry> list_resources(Driver &d, hw::ResourceKind kind) {
+    std::vector<hw::ResourceEntry> all;
+    uint32_t start = 0;
+    int pages = 0;
+    do {
+        hw::ResourcesRequest rq{};
+        rq.kind = static_cast<uint32_t>(kind);
+        rq.start = start;
+        hw::ResourcesResponse rs{};
+        REQUIRE(d.command(hw::CommandOpcode::kQueryResources, rq, rs) == status::kSuccess);
+        all.insert(all.end(), rs.entries, rs.entries + rs.count);
+        start = rs.next;
+    } while (start != 0 && ++pages < 100);
+    return all;
+}
+}  // namespace
+
+TEST_CASE("kQueryResources lists SRQs with their depth, queued receives and armed limit",
+          "[device][resources]") {
+    Fixture f;
+    Driver a(f.dev), b(f.dev);
+    const uint32_t pd = a.create_pd();
+    SrqHandle armed, idle;
+    REQUIRE(a.try_create_srq(pd, 16, 2, 3, armed) == 0);
+    REQUIRE(b.try_create_srq(b.create_pd(), 8, 1, 0, idle) == 0);
+    Buffer buf(4096);
+    const MrHandle mr = a.register_mr(pd, buf.data(), buf.size());
+    for (int i = 0; i < 5; ++i)
+        a.post_srq_recv(armed, {{buf.addr(), 64, mr.token}});
+    // The doorbell is serviced asynchronously: wait until the device counted them.
+    std::vector<hw::ResourceEntry> srqs;
+    for (int i = 0; i < 1000; ++i) {
+        srqs = list_resources(b, hw::ResourceKind::kSrq);
+        if (srqs.size() == 2 && srqs[0].values[2] == 5) break;
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    REQUIRE(srqs.size() == 2);
+    CHECK(srqs[0].number == armed.number);
+    CHECK(srqs[0].context == a.client().context());
+    CHECK(srqs[0].values[0] == pd);
+    CHECK(srqs[0].values[1] >= 16);  // entries (rounded up to a power of two)
+    CHECK(srqs[0].values[2] == 5);   // queued
+    CHECK(srqs[0].values[3] == 3);   // limit armed
+    CHECK(srqs[0].values[4] >= 2);   // max SGEs
+    CHECK(srqs[1].number == idle.number);
+    CHECK(srqs[1].context == b.client().context());
+    CHECK(srqs[1].values[2] == 0);
+    CHECK(srqs[1].values[3] == 0);
+}
+
+TEST_CASE("kQueryResources lists CM connections by role and state, then listeners",
+          "[device][resources]") {
+    ConnectedPair p;
+    // The pair's listener was closed once connected; open one to list.
+    uint32_t listener = 0;
+    REQUIRE(p.b->listen(sockaddr("10.0.0.2", 4100), listener) == 0);
+    const auto a_side = list_resources(*p.a, hw::ResourceKind::kCm);
+    REQUIRE(a_side.size() == 1);
+    const hw::ResourceEntry &active = a_side[0];
+    CHECK(active.number == p.conn_a);
+    CHECK(active.state == (static_cast<uint32_t>(hw::CmRole::kActive) << 8 |
+                           static_cast<uint32_t>(hw::CmState::kEstablished)));
+    CHECK(active.values[10] == p.qp_a->number);
+    CHECK(active.values[11] == p.conn_b);
+    CHECK(active.values[9] == 4000);  // the peer's port
+    uint8_t peer_ip[16];
+    std::memcpy(peer_ip, &active.values[5], 16);
+    CHECK(peer_ip[12] == 10);
+    CHECK(peer_ip[15] == 2);
+
+    const auto b_side = list_resources(*p.b, hw::ResourceKind::kCm);
+    REQUIRE(b_side.size() == 2);
+    CHECK(b_side[0].number == p.conn_b);
+    CHECK(b_side[0].state >> 8 == static_cast<uint32_t>(hw::CmRole::kPassive));
+    CHECK(b_side[0].values[4] == 4000);  // its local port
+    CHECK(b_side[1].number == hw::kCmListenerBase + listener);
+    CHECK(b_side[1].state == (static_cast<uint32_t>(hw::CmRole::kListener) << 8 |
+                              static_cast<uint32_t>(hw::CmState::kListening)));
+    CHECK(b_side[1].values[4] == 4100);
+
+    REQUIRE(p.a->object_command(hw::CommandOpcode::kDisconnect, p.conn_a) == 0);
+    REQUIRE(p.b->wait_event(hw::EqeType::kDisconnected));
+    const auto after = list_resources(*p.b, hw::ResourceKind::kCm);
+    REQUIRE(after.size() == 2);
+    CHECK((after[0].state & 0xff) == static_cast<uint32_t>(hw::CmState::kDisconnected));
+}
