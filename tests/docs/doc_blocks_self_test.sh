@@ -2,7 +2,8 @@
 # doc_blocks_self_test.sh BUILD_DIR
 # The doc-block test (doc_blocks_test.py) on fixtures/: passing.md passes with one skip
 # listed with its reason; in failing.md every block fails (set -e, pipefail, an INI
-# load error); an unnamed INI block and a skip without a reason are usage errors (2).
+# load error); an unnamed INI block and a skip without a reason are usage errors (2);
+# --check-links finds the three bad references of outside-links.md and none in passing.md.
 here=$(cd "$(dirname "$0")" && pwd)
 build=$1
 test_py=$here/doc_blocks_test.py
@@ -28,5 +29,9 @@ for doc in unnamed-ini.md skip-without-reason.md; do
   rc=$?
   [ "$rc" -eq 2 ] || fail "$doc exited $rc, not 2: $out"
 done
+out=$(python3 "$test_py" --source-dir "$fixtures" --check-links outside-links.md passing.md)
+rc=$?
+[ "$rc" -eq 1 ] || fail "--check-links exited $rc, not 1: $out"
+echo "$out" | grep -q '^2 documents, 3 problems$' || fail "--check-links found: $out"
 [ "$status" -eq 0 ] && echo "doc_blocks_self_test: passed"
 exit "$status"

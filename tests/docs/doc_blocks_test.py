@@ -2,6 +2,7 @@
 """doc_blocks_test.py - every shell and INI block of the documentation runs as written.
 
     doc_blocks_test.py --source-dir REPO --build-dir BUILD [--list] [--only SUBSTRING] [DOC...]
+    doc_blocks_test.py --source-dir REPO --check-links [DOC...]
 
 DOC defaults to README.md, docs/*.md and examples/*/README.md (relative to REPO). From
 each, the fenced blocks tagged ```sh, ```bash, ```console and ```ini are taken in order:
@@ -27,6 +28,11 @@ scratch directory, so a daemon a block starts (`softndk rnic --detach`, which re
 once the daemon listens) is private; after each block its process group is killed and
 a daemon still answering on that socket is stopped. Output goes to files, never to a
 pipe a detached daemon could hold open.
+
+--check-links runs nothing: every relative Markdown link of the documents must name a
+file inside REPO that exists, and no text may point outside the repository (a path that
+climbs above REPO with ../, or an absolute /work/ or /home/ path): the repository
+stands on its own. Here DOC defaults to the list above plus every other */README.md.
 
 Markers. An HTML comment on the line before the opening fence (blank lines between are
 allowed) changes how a block is treated:
@@ -261,10 +267,46 @@ def run_block(block, script, tree, state_file, env, build_dir):
     return verdict is None, seconds, report
 
 
+LINK = re.compile(r"\]\(([^)\s]+)(?:\s+\"[^\"]*\")?\)")
+OUTSIDE = re.compile(r"(?<![\w.])((?:\.\./)+[\w./-]*|/(?:work|home)/[\w./-]*)")
+
+
+def check_links(source_dir, docs):
+    """Problems with the documents' links and paths (see the module comment)."""
+    problems = []
+    root = os.path.realpath(source_dir)
+    for doc in docs:
+        path = os.path.join(source_dir, doc)
+        base = os.path.dirname(os.path.realpath(path))
+        for number, line in enumerate(open(path, encoding="utf-8"), 1):
+            targets = LINK.findall(line)
+            for target in targets:
+                if re.match(r"^[a-z][a-z0-9+.-]*:", target) or target.startswith("#"):
+                    continue
+                resolved = os.path.realpath(os.path.join(base, target.split("#")[0]))
+                if not (resolved == root or resolved.startswith(root + os.sep)):
+                    problems.append(f"{doc}:{number}: link outside the repository: {target}")
+                elif not os.path.exists(resolved):
+                    problems.append(f"{doc}:{number}: link to a missing file: {target}")
+            for reference in OUTSIDE.findall(line):
+                if reference in targets:
+                    continue  # reported as a link
+                if reference.startswith("/"):
+                    problems.append(f"{doc}:{number}: absolute path outside the repository: "
+                                    f"{reference}")
+                    continue
+                resolved = os.path.realpath(os.path.join(base, reference))
+                if not (resolved == root or resolved.startswith(root + os.sep)):
+                    problems.append(f"{doc}:{number}: path outside the repository: {reference}")
+    return problems
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--source-dir", required=True)
-    parser.add_argument("--build-dir", required=True)
+    parser.add_argument("--build-dir")
+    parser.add_argument("--check-links", action="store_true",
+                        help="check the documents' links and paths, run nothing")
     parser.add_argument("--list", action="store_true", help="list the blocks, run nothing")
     parser.add_argument("--only", help="run only blocks whose DOC:LINE contains this")
     parser.add_argument("docs", nargs="*")
@@ -274,6 +316,17 @@ def main():
         os.path.relpath(p, source_dir) for p in glob.glob(os.path.join(source_dir, "docs", "*.md")))
         + sorted(os.path.relpath(p, source_dir)
                  for p in glob.glob(os.path.join(source_dir, "examples", "*", "README.md"))))
+    if args.check_links:
+        if not args.docs:
+            docs = sorted(set(docs) | {os.path.relpath(p, source_dir) for p in
+                                       glob.glob(os.path.join(source_dir, "*", "README.md"))})
+        problems = check_links(source_dir, docs)
+        for problem in problems:
+            print(problem)
+        print(f"{len(docs)} documents, {len(problems)} problems")
+        return 1 if problems else 0
+    if not args.build_dir:
+        parser.error("--build-dir is required to run the blocks")
     try:
         per_doc = [(doc, extract_blocks(doc, os.path.join(source_dir, doc))) for doc in docs]
         for _, blocks in per_doc:
