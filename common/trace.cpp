@@ -255,14 +255,15 @@ void emit(Record &record) {
     if (index != 0 && index % kFlushEvery == 0) flush();
 }
 
-void post_slow(uint32_t device, uint32_t qp, uint32_t wqe_index, uint8_t opcode, uint32_t length,
-               uint64_t model_ns, bool receive) {
+void post_slow(uint32_t device, const PostedWqe &wqe, uint64_t model_ns) {
     Record r = make(Type::kPost, device, model_ns,
-                    static_cast<uint8_t>(kFlagProvider | (receive ? kFlagRecv : 0)));
-    r.body.wqe.qp = qp;
-    r.body.wqe.wqe_index = wqe_index;
-    r.body.wqe.opcode = opcode;
-    r.body.wqe.length = length;
+                    static_cast<uint8_t>(kFlagProvider | (wqe.receive ? kFlagRecv : 0)));
+    r.body.wqe.qp = wqe.qp;
+    r.body.wqe.wqe_index = wqe.wqe_index;
+    r.body.wqe.opcode = wqe.opcode;
+    r.body.wqe.length = wqe.length;
+    r.body.wqe.psn = wqe.producer;
+    r.body.wqe.psn_count = wqe.entries;
     emit(r);
 }
 

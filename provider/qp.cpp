@@ -252,8 +252,10 @@ NTSTATUS Qp::submit(hw::WqeOpcode op, ULONG flags, uint32_t invalidate_token, st
                            wqebbs * hw::kWqeBasicBlock <= adapter()->limits().blueflame_bytes;
     sq_.stamp(adapter()->clock().now(), blueflame);
     if (trace::on())
-        trace::post(adapter()->if_index(), number_, *first, static_cast<uint8_t>(op), 0,
-                    adapter()->clock().now());
+        trace::post(
+            adapter()->if_index(),
+            {number_, *first, static_cast<uint8_t>(op), 0, *first + wqebbs, sq_.entries(), false},
+            adapter()->clock().now());
     sq_.publish();
     sq_published_.store(sq_.producer(), std::memory_order_release);
     if (deferred) {
@@ -358,8 +360,10 @@ NTSTATUS Qp::post_receive(void *request_context, const NDK_SGE *sgl, ULONG n) {
     if (!rq_) return STATUS_INSUFFICIENT_RESOURCES;
     const NTSTATUS status = rq_->post(request_context, sgl, n);
     if (NT_SUCCESS(status) && trace::on())
-        trace::post(adapter()->if_index(), number_, (rq_->posted() - 1) & (rq_->capacity() - 1), 0,
-                    0, adapter()->clock().now(), true);
+        trace::post(adapter()->if_index(),
+                    {number_, (rq_->posted() - 1) & (rq_->capacity() - 1), 0, 0, rq_->posted(),
+                     rq_->capacity(), true},
+                    adapter()->clock().now());
     if (NT_SUCCESS(status)) adapter()->ring(Adapter::Bell::kReceive, number_);
     return status;
 }

@@ -12,7 +12,8 @@ packages=(
   zlib1g-dev         # crc32() for the RoCEv2 ICRC (emulator/wire)
   libinih-dev        # INI parser of profiles and SOFTNDK_CONFIG (emulator/device/ini.cpp)
   tshark             # tests: captures (SOFTNDK_PCAP, softndk trace) decode with 0 malformed frames
-  python3            # tests: every documented shell and INI block runs (tests/docs)
+  chromium           # tests: `softndk trace --html` renders in headless Chromium
+  python3            # tests: the viewer's and the fabric's test drivers, the doc blocks (tests/docs)
 )
 
 missing=()

@@ -212,7 +212,7 @@ void fetch_wqes(Qp &qp, bool doorbell) {
                     uint64_t{sq.available()} * hw::kWqeBasicBlock <= dev.cost().blueflame_bytes;
         r.doorbell_ns = dev.timing().doorbell(posted, blueflame);
         qp.now_ns = r.doorbell_ns;
-        tracing::doorbell(qp, r.doorbell_ns);
+        tracing::doorbell(qp, r.doorbell_ns, sq.consumer() + sq.available(), sq.consumer());
     }
     const uint64_t ready =
         blueflame ? qp.now_ns

@@ -69,9 +69,11 @@ void device_started_slow(const Device &device) {
     tr::emit(r);
 }
 
-void doorbell_slow(const Qp &qp, uint64_t doorbell_ns) {
+void doorbell_slow(const Qp &qp, uint64_t doorbell_ns, uint32_t producer, uint32_t consumer) {
     tr::Record r = tr::make(tr::Type::kDoorbell, id(qp.device), doorbell_ns);
     r.body.wqe.qp = qp.number;
+    r.body.wqe.wqe_index = producer;
+    r.body.wqe.psn = consumer;
     r.body.wqe.context = qp.context;
     r.body.wqe.end_ns = doorbell_ns;
     tr::emit(r);

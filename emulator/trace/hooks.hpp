@@ -36,7 +36,7 @@ namespace tracing {
 bool open_daemon_trace(const std::string &option);
 
 void device_started_slow(const Device &device);
-void doorbell_slow(const Qp &qp, uint64_t doorbell_ns);
+void doorbell_slow(const Qp &qp, uint64_t doorbell_ns, uint32_t producer, uint32_t consumer);
 void wqe_slow(softndk::trace::Type type, const Qp &qp, const SendWqe &wqe);
 void dma_slow(const time::TimingModel *timing, bool read, uint64_t issue_ns, uint64_t done_ns,
               uint64_t bytes);
@@ -55,9 +55,10 @@ void cm_slow(const Device &device, const cm::Message &message, bool received);
 inline void device_started(const Device &device) {
     if (softndk::trace::on()) device_started_slow(device);
 }
-// An SQ doorbell reached the device at model time `doorbell_ns`.
-inline void doorbell(const Qp &qp, uint64_t doorbell_ns) {
-    if (softndk::trace::on()) doorbell_slow(qp, doorbell_ns);
+// An SQ doorbell reached the device at model time `doorbell_ns`: its record held
+// `producer`, and the device had fetched up to `consumer` (WQEBB positions).
+inline void doorbell(const Qp &qp, uint64_t doorbell_ns, uint32_t producer, uint32_t consumer) {
+    if (softndk::trace::on()) doorbell_slow(qp, doorbell_ns, producer, consumer);
 }
 // A send WQE was read from the SQ (dated when it is at the device).
 inline void wqe_fetch(const Qp &qp, const SendWqe &wqe) {

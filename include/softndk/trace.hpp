@@ -102,10 +102,12 @@ struct DeviceBody {
 };
 struct WqeBody {
     uint32_t qp;
-    uint32_t wqe_index;  // SQ/RQ position (low 16 bits)
+    uint32_t wqe_index;  // SQ: the WQE's first WQEBB position (low 16 bits); RQ: its slot.
+                         // kDoorbell: the producer index the doorbell record held
     uint32_t length;     // message bytes
-    uint32_t psn;        // kWqeStart: first PSN
-    uint32_t psn_count;  // kWqeStart: packets
+    uint32_t psn;        // kWqeStart: first PSN. kPost: the producer index after the post
+                         // (SQ: WQEBBs, RQ: WQEs). kDoorbell: the device's consumer index
+    uint32_t psn_count;  // kWqeStart: packets. kPost: the ring's entries (SQ: WQEBBs)
     uint8_t opcode;      // hw::WqeOpcode
     uint8_t reserved[3];
     uint64_t end_ns;  // kWqeStart: model time its unit finished; kDoorbell: doorbell_ns
@@ -256,12 +258,20 @@ inline Record make(Type type, uint32_t device, uint64_t model_ns, uint8_t flags 
 // function call such as the provider's clock().now(), an atomic load) puts
 // `if (trace::on())` in front of the call, so that nothing is computed when off.
 
-// The provider wrote a WQE (send queue, or receive queue when `receive`).
-void post_slow(uint32_t device, uint32_t qp, uint32_t wqe_index, uint8_t opcode, uint32_t length,
-               uint64_t model_ns, bool receive);
-inline void post(uint32_t device, uint32_t qp, uint32_t wqe_index, uint8_t opcode, uint32_t length,
-                 uint64_t model_ns, bool receive = false) {
-    if (on()) post_slow(device, qp, wqe_index, opcode, length, model_ns, receive);
+// The provider wrote a WQE (send queue, or receive queue when `receive`) at `wqe_index`;
+// the queue's producer index is now `producer`, of a ring of `entries` (WqeBody).
+struct PostedWqe {
+    uint32_t qp;
+    uint32_t wqe_index;
+    uint8_t opcode;
+    uint32_t length;
+    uint32_t producer;
+    uint32_t entries;
+    bool receive;
+};
+void post_slow(uint32_t device, const PostedWqe &wqe, uint64_t model_ns);
+inline void post(uint32_t device, const PostedWqe &wqe, uint64_t model_ns) {
+    if (on()) post_slow(device, wqe, model_ns);
 }
 // The provider calls a CQ's notification callback (enter) and it returned (exit).
 void callback_slow(Type type, uint32_t device, uint32_t cq, int32_t status, uint64_t model_ns);

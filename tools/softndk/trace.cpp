@@ -396,10 +396,11 @@ std::string detail(const Record &r, size_t index, const Links &l) {
                                ip_text(d.ip));
         }
         case Type::kPost:
-            if (r.flags & tr::kFlagRecv) return "RECV (provider)";
-            return fmt::format("{} (provider)", wqe_opcode_name(r.body.wqe.opcode));
+            return fmt::format("{} (provider) pi {}/{}",
+                               wqe_opcode_name(r.body.wqe.opcode, r.flags & tr::kFlagRecv),
+                               r.body.wqe.psn, r.body.wqe.psn_count);
         case Type::kDoorbell:
-            return "SQ doorbell";
+            return fmt::format("SQ doorbell pi {} ci {}", r.body.wqe.wqe_index, r.body.wqe.psn);
         case Type::kWqeFetch:
             return fmt::format("{} {} B, at the device", wqe_opcode_name(r.body.wqe.opcode),
                                r.body.wqe.length);
@@ -1116,6 +1117,90 @@ int write_pcap(const Trace &t, const Links &l, bool wall, std::FILE *out) {
     return 0;
 }
 
+// ---- The teaching viewer: one self-contained HTML page.
+
+// The page's events: one JSON object per record, with the fields the viewer's replay needs
+// (tools/softndk/trace_viewer.html names them) and the listing's text.
+std::string viewer_events(const Trace &t, const Links &l, bool wall) {
+    std::string out = "[";
+    for (size_t i = 0; i < t.records.size(); ++i) {
+        const Record &r = t.records[i];
+        std::string fields;
+        const bool receive = (r.flags & tr::kFlagRecv) != 0;
+        switch (r.type) {
+            case Type::kPost:
+                fields = fmt::format(R"(,"slot":{},"pi":{},"entries":{},"op":"{}","recv":{})",
+                                     r.body.wqe.wqe_index, r.body.wqe.psn, r.body.wqe.psn_count,
+                                     wqe_opcode_name(r.body.wqe.opcode, receive), receive);
+                break;
+            case Type::kDoorbell:
+                fields = fmt::format(R"(,"pi":{},"ci":{})", r.body.wqe.wqe_index, r.body.wqe.psn);
+                break;
+            case Type::kWqeFetch:
+            case Type::kWqeStart:
+                fields = fmt::format(R"(,"slot":{},"psn":{},"count":{})", r.body.wqe.wqe_index,
+                                     r.body.wqe.psn, r.body.wqe.psn_count);
+                break;
+            case Type::kPacketTx:
+            case Type::kPacketRx:
+            case Type::kPacketDrop:
+            case Type::kAck:
+                fields = fmt::format(R"(,"op":"{}","psn":{},"dqp":{},"len":{},"rx":{})",
+                                     bth_name(r.body.packet.opcode), r.body.packet.psn,
+                                     r.body.packet.dest_qp, r.body.packet.payload_length,
+                                     l.rx_of[i] == kNone ? -1 : static_cast<int64_t>(l.rx_of[i]));
+                break;
+            case Type::kCqe:
+                fields = fmt::format(R"(,"cq":{},"slot":{},"ok":{},"recv":{})", r.body.cqe.cq,
+                                     r.body.cqe.wqe_index, r.body.cqe.syndrome == 0, receive);
+                break;
+            case Type::kCqArm:
+            case Type::kCallbackEnter:
+            case Type::kCallbackExit:
+                fields = fmt::format(R"(,"cq":{})", r.body.eqe.object);
+                break;
+            case Type::kQpState:
+                fields = fmt::format(R"(,"to":"{}")", state_name(r.body.qp_state.to));
+                break;
+            default:
+                break;
+        }
+        out += fmt::format(R"({}{{"t":{:.3f},"dev":{},"type":"{}","qp":{},"text":{}{}}})",
+                           i == 0 ? "\n" : ",\n", static_cast<double>(time_of(r, wall)) / 1000.0,
+                           r.device, tr::type_name(r.type), qp_of(r), json_string(detail(r, i, l)),
+                           fields);
+    }
+    return out + "]";
+}
+
+int write_html(const Trace &t, const Links &l, bool wall, const std::string &file, std::FILE *out) {
+    std::string devices = "[";
+    for (const Record &r : t.records) {
+        if (r.type != Type::kDevice) continue;
+        const auto &d = r.body.device;
+        devices += fmt::format(
+            R"({}{{"id":{},"alias":{},"ip":"{}"}})", devices.size() > 1 ? "," : "", r.device,
+            json_string(std::string(d.alias, strnlen(d.alias, sizeof d.alias))), ip_text(d.ip));
+    }
+    devices += "]";
+    std::string data =
+        fmt::format(R"({{"file":{},"clock":"{}","simulated":{},"devices":{},"events":{}}})",
+                    json_string(file), wall ? "wall" : "model",
+                    (t.header.flags & tr::kFileSimulated) != 0, devices, viewer_events(t, l, wall));
+    // Inside <script>, "</" could end the element early; "<\/" is the same JSON string.
+    for (size_t at = data.find("</"); at != std::string::npos; at = data.find("</", at + 3))
+        data.replace(at, 2, "<\\/");
+    const std::string_view page = trace_viewer_page();
+    constexpr std::string_view kPlaceholder = "/*SOFTNDK_TRACE_DATA*/";
+    const size_t at = page.find(kPlaceholder);
+    if (at == std::string_view::npos) return 1;  // the build embedded a page without the slot
+    std::fwrite(page.data(), 1, at, out);
+    std::fwrite(data.data(), 1, data.size(), out);
+    const std::string_view rest = page.substr(at + kPlaceholder.size());
+    std::fwrite(rest.data(), 1, rest.size(), out);
+    return 0;
+}
+
 }  // namespace
 
 void add_trace(CLI::App &app, TraceOptions &o) {
@@ -1127,16 +1212,28 @@ void add_trace(CLI::App &app, TraceOptions &o) {
         "Example: SOFTNDK_TRACE=run.trace ./kernel_driver && softndk trace run.trace -o "
         "run.json\n(open run.json at ui.perfetto.dev)");
     cmd->add_option("file", o.file, "the binary trace")->required();
-    cmd->add_option("--format", o.format, "chrome (default), text or pcap")
-        ->check(CLI::IsMember({"chrome", "text", "pcap"}));
+    cmd->add_option("--format", o.format, "chrome (default), text, pcap or html")
+        ->check(CLI::IsMember({"chrome", "text", "pcap", "html"}));
+    cmd->add_option("--html", o.html,
+                    "write the teaching viewer to this file (the same as --format html -o FILE)");
     cmd->add_option("-o,--output", o.output, "output file (default stdout; required for pcap)");
     cmd->add_option("--clock", o.clock, "timestamps: model (default) or wall")
         ->check(CLI::IsMember({"model", "wall"}));
 }
 
-int run_trace(const TraceOptions &o) {
-    if (o.format == "pcap" && o.output.empty()) {
-        std::fprintf(stderr, "softndk trace: --format pcap needs -o FILE\n");
+int run_trace(const TraceOptions &options) {
+    TraceOptions o = options;
+    if (!o.html.empty()) {
+        if (!o.output.empty() || (o.format != "chrome" && o.format != "html")) {
+            std::fprintf(stderr,
+                         "softndk trace: --html FILE is its own output; drop -o/--format\n");
+            return 2;
+        }
+        o.format = "html";
+        o.output = o.html;
+    }
+    if ((o.format == "pcap" || o.format == "html") && o.output.empty()) {
+        std::fprintf(stderr, "softndk trace: --format %s needs -o FILE\n", o.format.c_str());
         return 2;
     }
     Trace t;
@@ -1164,6 +1261,8 @@ int run_trace(const TraceOptions &o) {
         write_text(t, links, wall, out);
     } else if (o.format == "pcap") {
         write_pcap(t, links, wall, out);
+    } else if (o.format == "html") {
+        write_html(t, links, wall, o.file, out);
     } else {
         ChromeWriter(t, links, wall).write(out);
     }
