@@ -13,7 +13,7 @@ packages=(
   libinih-dev        # INI parser of profiles and SOFTNDK_CONFIG (emulator/device/ini.cpp)
   tshark             # tests: captures (SOFTNDK_PCAP, softndk trace) decode with 0 malformed frames
   chromium           # tests: `softndk trace --html` renders in headless Chromium
-  python3            # tests: the viewer's and the fabric's test drivers
+  python3            # tests: the viewer's and the fabric's test drivers, the doc blocks (tests/docs)
 )
 
 missing=()

@@ -1,5 +1,8 @@
 #include "daemon/cli.hpp"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <CLI/CLI.hpp>
 
 #include <chrono>
@@ -9,7 +12,9 @@
 #include <vector>
 
 #include "daemon/daemon_client.hpp"
+#include "daemon/log.hpp"
 #include "daemon/protocol.hpp"
+#include "daemon/readiness.hpp"
 #include "daemon/server.hpp"
 #include "device/config.hpp"
 #include "trace/hooks.hpp"
@@ -87,8 +92,18 @@ void add_rnic_options(CLI::App &app, RnicCommandLine &command_line) {
         "--adapter", command_line.adapter_specs,
         "an adapter: if_index=N,ipv4=A[,ipv6=A][,alias=NAME][,profile=P] (repeatable); P is "
         "a built-in profile or a profile file (FILE.ini or a path with '/')");
-    app.add_flag("--foreground,!--background", command_line.foreground,
-                 "stay in the foreground (the only mode: use a service manager to detach)");
+    auto *detach = app.add_flag(
+        "--detach,--background", command_line.detach,
+        "fork, wait until the daemon listens, print its pid and exit 0 (the daemon's exit "
+        "status if it failed to start); the daemon's stdin and stdout go to /dev/null");
+    app.add_flag("--foreground")
+        ->description("stay in the foreground (the default)")
+        ->excludes(detach);
+    app.add_option("--ready-fd", command_line.ready_fd,
+                   "once the socket listens, write \"READY=1\\n\" to this inherited file "
+                   "descriptor and close it (systemd's NOTIFY_SOCKET is also honoured)")
+        ->check(CLI::NonNegativeNumber)
+        ->excludes(detach);
     app.add_option("--log-level", command_line.log_level,
                    "trace, debug, info, warn, error or off (default: SOFTNDK_LOG_LEVEL, else warn)")
         ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "off"}));
@@ -107,6 +122,7 @@ void add_rnic_options(CLI::App &app, RnicCommandLine &command_line) {
                      "exit");
     app.add_flag("-j,--json", command_line.json, "--status: print it as one JSON object")
         ->needs(status);
+    detach->excludes(status);
 }
 
 namespace {
@@ -160,14 +176,21 @@ int print_status(const RnicCommandLine &command_line) {
 
 int run_rnic(const RnicCommandLine &command_line) {
     if (command_line.status) return print_status(command_line);
-    if (!command_line.foreground) {
-        std::fprintf(stderr,
-                     "softndk rnic: --background is not supported; run it under a "
-                     "service manager\n");
+    int ready_fd = command_line.ready_fd;
+    if (ready_fd >= 0 && ::fcntl(ready_fd, F_GETFD) < 0) {
+        std::fprintf(stderr, "softndk rnic: --ready-fd %d is not an open file descriptor\n",
+                     ready_fd);
         return 2;
     }
-    // Every SoftNDK logger reads SOFTNDK_LOG_LEVEL at first use: --log-level wins over
-    // it; without either, loggers default to warn.
+    std::string error;
+    // Before anything starts a thread: the parent waits here and never returns.
+    if (command_line.detach && !detach_until_ready(ready_fd, error)) {
+        std::fprintf(stderr, "softndk rnic: %s\n", error.c_str());
+        return 1;
+    }
+    // Every SoftNDK logger reads SOFTNDK_LOG_LEVEL at first use: an explicit
+    // --log-level wins over it (and reaches the device's and provider's loggers that
+    // way); without either, loggers default to warn.
     if (!command_line.log_level.empty())
         ::setenv("SOFTNDK_LOG_LEVEL", command_line.log_level.c_str(), 1);
 
@@ -175,7 +198,6 @@ int run_rnic(const RnicCommandLine &command_line) {
     DaemonOptions options;
     options.socket_path = command_line.socket_path;
     options.spin = std::chrono::microseconds(command_line.spin_us);
-    std::string error;
     if (!command_line.config_path.empty() &&
         !load_adapter_config(command_line.config_path, options.adapters, error)) {
         std::fprintf(stderr, "softndk rnic: --config %s: %s\n", command_line.config_path.c_str(),
@@ -223,10 +245,16 @@ int run_rnic(const RnicCommandLine &command_line) {
     for (auto &a : options.adapters)
         a.time_mode = mode;
     try {
-        Daemon daemon(std::move(options));
+        Daemon daemon(std::move(options));  // listens once constructed
         std::printf("softndk rnic: listening on %s\n", daemon.socket_path().c_str());
         std::fflush(stdout);
+        // A reader that went away (or a service manager that cannot be reached) does
+        // not stop a daemon that works: warn and serve.
+        if (ready_fd >= 0 && !write_ready_fd(ready_fd, error)) log().warn("{}", error);
+        if (!notify_service_manager("READY=1\nMAINPID=" + std::to_string(::getpid()), error))
+            log().warn("{}", error);
         daemon.run();
+        if (!notify_service_manager("STOPPING=1", error)) log().warn("{}", error);
     } catch (const std::exception &e) {
         std::fprintf(stderr, "softndk rnic: %s\n", e.what());
         return 1;

@@ -1,12 +1,17 @@
 // cli.hpp - the command line of the virtual RNIC daemon, shared by `softndk rnic`
 // (tools/softndk) and the standalone softndk-rnic executable.
 //
-//   softndk rnic [--socket PATH] [--config FILE] [--adapter SPEC]... [--foreground]
-//                [--log-level LEVEL] [--spin-us N] [--trace FILE]
+//   softndk rnic [--socket PATH] [--config FILE] [--adapter SPEC]... [--log-level LEVEL]
+//                [--spin-us N] [--trace FILE] [--ready-fd N | --detach]
 //   softndk rnic --status [-j] [--socket PATH]
 //
 // Serves until SIGINT/SIGTERM, then detaches every client and removes the socket.
-// Prints "softndk rnic: listening on PATH" to stdout once clients can connect.
+// Prints "softndk rnic: listening on PATH" to stdout once clients can connect, and
+// reports that moment (daemon/readiness.hpp) to --ready-fd N ("READY=1\n", then the fd
+// is closed), to systemd when NOTIFY_SOCKET is set (READY=1; STOPPING=1 at shutdown),
+// and with --detach (alias --background) by returning to the shell: the command forks,
+// prints the daemon's pid once it listens and exits 0 (or exits with the daemon's
+// failure status). Logging: --log-level, else SOFTNDK_LOG_LEVEL, else warn; stderr.
 // `softndk rnic --status` instead asks the daemon on the socket for its sessions and
 // contexts (exit 1 if none answers), e.g. to check that a dead client was cleaned up;
 // with -j/--json as one JSON object with the same keys (numbers as numbers).
@@ -26,7 +31,8 @@ struct RnicCommandLine {
     std::string socket_path;
     std::string config_path;
     std::vector<std::string> adapter_specs;
-    bool foreground = true;
+    bool detach = false;    // --detach/--background: return once listening, print the pid
+    int ready_fd = -1;      // --ready-fd N: write "READY=1\n" to N once listening; -1 = none
     std::string log_level;  // --log-level; "" = SOFTNDK_LOG_LEVEL, else warn
     unsigned spin_us = 25;
     bool status = false;     // --status: query the running daemon instead of starting one

@@ -77,7 +77,7 @@ class Session : public std::enable_shared_from_this<Session> {
         socklen_t len = sizeof(cred);
         if (::getsockopt(socket_.native_handle(), SOL_SOCKET, SO_PEERCRED, &cred, &len) == 0) {
             peer_pid_ = static_cast<uint32_t>(cred.pid);
-            log().info("session from pid {} uid {} gid {}", cred.pid, cred.uid, cred.gid);
+            log().debug("session from pid {} uid {} gid {}", cred.pid, cred.uid, cred.gid);
         }
         read();
     }
@@ -88,7 +88,7 @@ class Session : public std::enable_shared_from_this<Session> {
         detach();
         boost::system::error_code ignored;
         socket_.close(ignored);
-        log().info("session of pid {} closed", peer_pid_);
+        log().debug("session of pid {} closed", peer_pid_);
         daemon_.sessions.erase(shared_from_this());
     }
 

@@ -34,7 +34,8 @@
  * DriverUnload waits for both sides, closes the adapters and WSK, and logs the
  * verdict: "kernel-driver: all checks passed", or the failed checks followed
  * by a bug check, so that a failed self-test cannot go unnoticed (under
- * SoftNDK's driver runner the process then dies with SIGABRT).
+ * SoftNDK's driver runner the process then dies with SIGABRT). Run as a Linux
+ * program it also prints the verdict to stdout (kd_console.h, not driver code).
  *
  * Only WDK headers; the driver runner (SoftNDK::driver_main) calls DriverEntry
  * and DriverUnload as the I/O manager would.
@@ -50,6 +51,7 @@
 #include <ip2string.h>
 /* clang-format on */
 
+#include "kd_console.h"
 #include "rdma_socket.h"
 
 #define KD_POOL_TAG ((ULONG)0x7276444B) /* 'KDvr' in a pool dump */
@@ -478,6 +480,7 @@ static VOID KdUnload(PDRIVER_OBJECT DriverObject) {
 
     if (failures == 0 && finished && checks > 0) {
         KD_INFO("all checks passed (%ld checks)", (long)checks);
+        KdConsoleSummary((long)checks); /* the example program's stdout, not driver code */
         return;
     }
     KD_ERROR("%ld of %ld checks failed; the first at line %lu (0x%08X)", (long)failures,

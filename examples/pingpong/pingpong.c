@@ -28,7 +28,9 @@
  * Connection: the server listens on its adapter's address, port -p (the
  * NetworkDirect port space, not TCP); the client connects with a small
  * private-data header carrying the options that must match on both ends
- * (SYMMETRIC in the usage text), and the server refuses a mismatch.
+ * (SYMMETRIC in the usage text), and the server refuses a mismatch. A
+ * standalone server prints "listening on ADDR:PORT" once it listens; a client
+ * whose connect is refused (nobody listens yet) tries again for up to 5 s.
  *
  * What is not kernel code: main(), option parsing and printing, and the adapter
  * directory (softndk_adapters.h), which stands in for the IP helper calls a
@@ -45,11 +47,11 @@
 #endif
 
 /* clang-format off: the WDK's ndkpi.h needs ntddk.h's types first */
+#include <ndkpi.h>
 #include <ntddk.h>
 #include <ws2ipdef.h>
 #include <wsk.h>
 #include <wskndk.h>
-#include <ndkpi.h>
 /* clang-format on */
 
 #include <arpa/inet.h>
@@ -73,6 +75,11 @@
 /* Empty polls between two yields of the processor. Polling is what the flag-less
  * mode is about, but the machine may have fewer cores than busy threads. */
 #define PP_POLLS_PER_YIELD 64
+/* A client that comes before its server (nobody listens yet: the connect is refused,
+ * or over UDP times out) tries again every PP_RETRY_INTERVAL_MS for up to
+ * PP_CONNECT_RETRY_MS, so a server and a client started together need no sleep. */
+#define PP_CONNECT_RETRY_MS  5000
+#define PP_RETRY_INTERVAL_MS 100
 
 enum { PP_EXIT_OK = 0, PP_EXIT_FAILURE = 1, PP_EXIT_USAGE = 2 };
 
@@ -91,6 +98,7 @@ typedef struct _PP_OPTIONS {
     ULONG RxDepth;          /* receives kept posted */
     BOOLEAN Events;         /* -e: sleep on CQ events */
     BOOLEAN Loopback;       /* -l: server and client on two threads */
+    ULONG ConnectRetryMs;   /* client: how long a refused connect is retried */
     const char *ServerName; /* client mode when set */
 } PP_OPTIONS;
 
@@ -150,6 +158,8 @@ typedef struct _PP_END {
     PKEVENT FailEvent;
     /* Server, -l: set once listening (or failed), so the client may connect. */
     PKEVENT ListeningEvent;
+    /* Standalone server: print "listening on ADDR:PORT" once it listens. */
+    BOOLEAN AnnounceListening;
 
     ULONG ReceivesPosted;
     SOCKADDR_STORAGE LocalAddress, PeerAddress;
@@ -684,6 +694,18 @@ static void PpReadAddresses(PP_END *End) {
                                                 &length);
 }
 
+/* "listening on 127.0.0.1:18515" ("[::1]:18515" for IPv6), flushed: a script may
+ * wait for the line before it starts the client. */
+static void PpPrintListening(const SOCKADDR_STORAGE *Address) {
+    char text[SOFTNDK_ADDRESS_STRING_SIZE];
+    softndk_address_string((const struct sockaddr *)Address, text, sizeof text);
+    if (Address->ss_family == AF_INET6)
+        printf("listening on [%s]:%u\n", text, (unsigned)PpPort(Address));
+    else
+        printf("listening on %s:%u\n", text, (unsigned)PpPort(Address));
+    fflush(stdout);
+}
+
 static int PpServerConnect(PP_END *End) {
     NDK_ADAPTER *adapter = End->NdkAdapter;
     PP_SYNC sync;
@@ -713,6 +735,7 @@ static int PpServerConnect(PP_END *End) {
                                                                 PpRequestCompletion, &sync));
     if (!NT_SUCCESS(status)) return PpFailed(End, "NdkListen", status);
     if (End->ListeningEvent != NULL) KeSetEvent(End->ListeningEvent, IO_NO_INCREMENT, FALSE);
+    if (End->AnnounceListening) PpPrintListening(&address);
 
     if (!PpWaitOrAbort(End, &End->ConnectEvent)) return PP_EXIT_FAILURE;
     End->Connector = End->Incoming;
@@ -760,30 +783,44 @@ static int PpClientConnect(PP_END *End) {
     }
     SOCKADDR_STORAGE source = *own; /* port 0: the provider picks one */
 
-    PpSyncInit(&sync);
-    status = PpFinishCreate(
-        &sync,
-        adapter->Dispatch->NdkCreateConnector(adapter, PpCreateCompletion, &sync, &End->Connector),
-        (void **)&End->Connector);
-    if (!NT_SUCCESS(status)) {
+    /* Refused (or, over UDP, unanswered) means nobody listens yet: a fresh connector
+     * tries again until the retry window closes. The QP stays as it was. */
+    const LONGLONG deadline =
+        (LONGLONG)KeQueryInterruptTime() + (LONGLONG)End->Options->ConnectRetryMs * 10000;
+    for (;;) {
+        PpSyncInit(&sync);
+        status = PpFinishCreate(&sync,
+                                adapter->Dispatch->NdkCreateConnector(adapter, PpCreateCompletion,
+                                                                      &sync, &End->Connector),
+                                (void **)&End->Connector);
+        if (!NT_SUCCESS(status)) {
+            End->Connector = NULL;
+            return PpFailed(End, "NdkCreateConnector", status);
+        }
+        PP_HELLO hello;
+        PpFillHello(End->Options, &hello);
+        PpSyncInit(&sync);
+        status = PpFinish(
+            &sync, End->Connector->Dispatch->NdkConnect(
+                       End->Connector, End->Qp, (PSOCKADDR)&source, PpSockaddrLength(&source),
+                       (PSOCKADDR)&server, PpSockaddrLength(&server), 0, 0, &hello, sizeof hello,
+                       PpRequestCompletion, &sync));
+        if (NT_SUCCESS(status)) break;
+        const BOOLEAN nobodyListens =
+            (BOOLEAN)(status == STATUS_CONNECTION_REFUSED || status == STATUS_IO_TIMEOUT);
+        if (!nobodyListens || (LONGLONG)KeQueryInterruptTime() >= deadline) {
+            rc = PpFailed(End, "NdkConnect", status);
+            if (status == STATUS_CONNECTION_REFUSED || status == STATUS_HOST_UNREACHABLE)
+                PpError(End,
+                        "(embedded mode reaches only the adapters of this process: "
+                        "is a server listening here? try -l)");
+            return rc;
+        }
+        PpClose(&End->Connector->Header, End->Connector->Dispatch->NdkCloseConnector);
         End->Connector = NULL;
-        return PpFailed(End, "NdkCreateConnector", status);
-    }
-    PP_HELLO hello;
-    PpFillHello(End->Options, &hello);
-    PpSyncInit(&sync);
-    status =
-        PpFinish(&sync, End->Connector->Dispatch->NdkConnect(
-                            End->Connector, End->Qp, (PSOCKADDR)&source, PpSockaddrLength(&source),
-                            (PSOCKADDR)&server, PpSockaddrLength(&server), 0, 0, &hello,
-                            sizeof hello, PpRequestCompletion, &sync));
-    if (!NT_SUCCESS(status)) {
-        rc = PpFailed(End, "NdkConnect", status);
-        if (status == STATUS_CONNECTION_REFUSED || status == STATUS_HOST_UNREACHABLE)
-            PpError(End,
-                    "(embedded mode reaches only the adapters of this process: "
-                    "is a server listening here? try -l)");
-        return rc;
+        LARGE_INTEGER interval;
+        interval.QuadPart = -(LONGLONG)PP_RETRY_INTERVAL_MS * 10000; /* relative, 100 ns */
+        KeDelayExecutionThread(KernelMode, FALSE, &interval);
     }
     rc = PpCheckHello(End, End->Connector);
     if (rc != PP_EXIT_OK) {
@@ -1040,6 +1077,19 @@ static void PpInitEnd(PP_END *End, const PP_OPTIONS *Options, const PP_WSK *Wsk,
     KeInitializeEvent(&End->PeerGoneEvent, NotificationEvent, FALSE);
 }
 
+/* Whether a server may start listening after the client tried: in daemon mode or
+ * over SOFTNDK_FABRIC=udp it is another process; embedded on the in-process fabric,
+ * only this process could listen, and it does not. */
+static BOOLEAN PpServerMayComeLater(void) {
+    const char *mode = getenv("SOFTNDK_MODE");
+    const char *fabric = getenv("SOFTNDK_FABRIC");
+    const BOOLEAN embedded =
+        (BOOLEAN)(mode == NULL || *mode == '\0' || strcmp(mode, "embedded") == 0);
+    const BOOLEAN localFabric =
+        (BOOLEAN)(fabric == NULL || *fabric == '\0' || strcmp(fabric, "local") == 0);
+    return (BOOLEAN)(!embedded || !localFabric);
+}
+
 int main(int argc, char **argv) {
     PP_OPTIONS options;
     BOOLEAN help;
@@ -1048,6 +1098,8 @@ int main(int argc, char **argv) {
         PpUsage(help ? stdout : stderr, argv[0]);
         return rc;
     }
+
+    options.ConnectRetryMs = PpServerMayComeLater() ? PP_CONNECT_RETRY_MS : 0;
 
     struct softndk_adapter adapter;
     char error[256];
@@ -1065,6 +1117,7 @@ int main(int argc, char **argv) {
     if (!options.Loopback) {
         PP_END *end = options.ServerName != NULL ? &client : &server;
         PpInitEnd(end, &options, &wsk, &adapter, options.ServerName == NULL);
+        end->AnnounceListening = end->IsServer;
         rc = PpRunEnd(end);
         if (rc == PP_EXIT_OK) {
             PpPrintAddress("local address: ", &end->LocalAddress);
