@@ -59,6 +59,10 @@
 namespace softndk::tool {
 
 enum class Verb { kSend, kWrite, kRead };
+// kBoth: both ends in this process (`softndk perf`). kServer / kClient: one end
+// each, in two processes, as perftest's two (`softndk ib_write_bw` waits for a
+// client; `softndk ib_write_bw HOST` is the client).
+enum class Role { kBoth, kServer, kClient };
 enum class Mode { kLatency, kBandwidth };
 enum class ClockSource { kWall, kModel };
 
@@ -85,6 +89,19 @@ struct PerfOptions {
     std::string profile;     // --profile: perf's own two adapters with this profile
     std::string time_mode;   // --time functional|paced: their time mode ("" = functional)
     std::vector<std::string> settings;  // --set KEY=VALUE: profile keys changed for this run
+
+    // perftest's flags beyond the above (docs/tools.md).
+    Role role = Role::kBoth;
+    std::string host;               // kClient: the server's address (IPv4 or IPv6 literal)
+    uint32_t mtu = 0;               // -m: 0 = the adapter's path MTU
+    bool events = false;            // -e: sleep on CQ events instead of polling the CQ
+    uint32_t duration = 0;          // -D seconds: run for this long instead of -n iterations
+    bool no_peak = false;           // -N: no BW peak (reported as 0)
+    std::string connection = "RC";  // -c: RC only (NDK has reliable connections only)
+    int qp_timeout = -1;            // -u: ACK timeout code (4.096 us << n); -1 = the adapter's
+    std::string json_file;          // --out_json / --out_json_file: JSON here, table on stdout
+    bool histogram = false;         // -H: every latency sample, sorted
+    bool unsorted = false;          // -U: every latency sample, in iteration order
 };
 
 // A usage error found after parsing (an unknown profile, an option that needs
