@@ -4,6 +4,14 @@
 // adapter reports through NdkQueryAdapterInfo (opened the WSK way). With -v
 // (ibv_devinfo -v) also where the profile came from (built-in or its file),
 // its description and technology, and every [timing] cost, `key: value`.
+//
+// Each adapter has one port, 1, printed as ibv_devinfo prints a port: state
+// (PORT_ACTIVE: a configured adapter is always up), max_mtu (4096) and
+// active_mtu (the adapter's path MTU) with verbs' enum value, link_layer
+// (Ethernet: RoCEv2 and iWARP both run over it) and one GID per address: the
+// IPv4-mapped IPv6 address for IPv4, the address itself for IPv6, with the GID
+// type ", RoCE v2" on a RoCEv2 adapter. -i PORT selects the port; another port
+// than 1 is a runtime failure (exit 1), as ibv_devinfo's.
 #pragma once
 
 #include <string>
@@ -15,6 +23,7 @@ struct DevicesOptions {
     bool list = false;   // names and indexes only
     bool json = false;
     bool verbose = false;  // the profile's source, description and timing costs
+    unsigned port = 0;     // -i: only this port (a virtual adapter has port 1); 0 = all
 };
 
 // Prints to stdout. Returns the exit code: 0, or 1 after a message on stderr.

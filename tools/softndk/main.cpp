@@ -246,6 +246,8 @@ void add_devices(CLI::App &app, DevicesOptions &o) {
     devices->add_option("-d,--ib-dev,--device", o.device, "only this adapter: alias or if_index");
     devices->add_flag("-l,--list", o.list, "only names, interface indexes and addresses");
     devices->add_flag("-j,--json", o.json, "print JSON");
+    devices->add_option("-i,--ib-port", o.port, "only this port (a virtual adapter has port 1)")
+        ->check(CLI::Range(1u, 255u));
     devices->add_flag("-v,--verbose", o.verbose,
                       "also the profile: its source (built-in or file), description, technology "
                       "and timing costs");
