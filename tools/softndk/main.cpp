@@ -73,8 +73,12 @@ std::string version_text() {
 // One footer for every command: the environment table of env.cpp.
 const std::string kEnvironment = environment_help();
 
-// perftest's options, shared by `softndk perf` and the ib_* commands.
-void add_perftest_options(CLI::App &cmd, PerfOptions &o) {
+// perftest's options, shared by `softndk perf` and the ib_* commands. For
+// `softndk perf` (`legacy_mode` set), -t and -m also take their old values: -t
+// send|write|read is --test and -m lat|bw is --mode (stored in *legacy_mode), so
+// that scripts written for earlier versions keep working; a number is perftest's
+// tx depth or MTU.
+void add_perftest_options(CLI::App &cmd, PerfOptions &o, std::string *legacy_mode = nullptr) {
     cmd.add_option("-s,--size", o.size,
                    "message size in bytes, k/m suffixes (default 2 lat, 65536 bw) (SYMMETRIC)")
         ->transform(CLI::AsSizeValue(false))
@@ -84,8 +88,36 @@ void add_perftest_options(CLI::App &cmd, PerfOptions &o) {
     cmd.add_option("-n,--iters", o.iterations,
                    "iterations per size (default 1000 lat, 5000 bw) (SYMMETRIC)")
         ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 32));
-    cmd.add_option("-t,--tx-depth", o.tx_depth, "work requests in flight (default 128 bw, 1 lat)")
-        ->check(CLI::Range(1u, 1u << 16));
+    const auto number = [](const std::string &text, unsigned low, unsigned high, const char *what) {
+        unsigned value = 0;
+        size_t used = 0;
+        try {
+            value = static_cast<unsigned>(std::stoul(text, &used));
+        } catch (const std::exception &) {
+            used = 0;
+        }
+        if (used == 0 || used != text.size() || value < low || value > high)
+            throw CLI::ValidationError(
+                fmt::format("{}: '{}' is not a number in {}..{}", what, text, low, high));
+        return value;
+    };
+    if (legacy_mode == nullptr) {
+        cmd.add_option("-t,--tx-depth", o.tx_depth,
+                       "work requests in flight (default 128 bw, 1 lat)")
+            ->check(CLI::Range(1u, 1u << 16));
+    } else {
+        cmd.add_option("--tx-depth", o.tx_depth, "work requests in flight (default 128 bw, 1 lat)")
+            ->check(CLI::Range(1u, 1u << 16));
+        cmd.add_option_function<std::string>(
+            "-t",
+            [&o, number](const std::string &v) {
+                if (v == "send" || v == "write" || v == "read")
+                    o.verb = v == "send" ? Verb::kSend : v == "write" ? Verb::kWrite : Verb::kRead;
+                else
+                    o.tx_depth = number(v, 1, 1u << 16, "-t");
+            },
+            "tx depth (= --tx-depth); also send|write|read (= --test), as before");
+    }
     cmd.add_option("-Q,--cq-mod", o.cq_moderation,
                    "bw: signal one request in this many (default 100, at most the tx depth)")
         ->check(CLI::Range(1u, 1u << 16));
@@ -97,11 +129,29 @@ void add_perftest_options(CLI::App &cmd, PerfOptions &o) {
                    "if_index (default: the first)");
     cmd.add_option("-p,--port", o.port, "ND port the server listens on (default 18515)")
         ->check(CLI::Range(1, 65535));
-    cmd.add_option("-m,--mtu", o.mtu,
-                   "path MTU 256|512|1024|2048|4096: sets it on adapters perf sets up itself "
-                   "(embedded without SOFTNDK_CONFIG, or --profile); otherwise it must be the "
-                   "adapter's (exit 1)")
-        ->check(CLI::IsMember({256u, 512u, 1024u, 2048u, 4096u}));
+    const char *mtu_help =
+        "path MTU 256|512|1024|2048|4096: sets it on adapters perf sets up itself "
+        "(embedded without SOFTNDK_CONFIG, or --profile); otherwise it must be the "
+        "adapter's (exit 1)";
+    if (legacy_mode == nullptr) {
+        cmd.add_option("-m,--mtu", o.mtu, mtu_help)
+            ->check(CLI::IsMember({256u, 512u, 1024u, 2048u, 4096u}));
+    } else {
+        cmd.add_option("--mtu", o.mtu, mtu_help)
+            ->check(CLI::IsMember({256u, 512u, 1024u, 2048u, 4096u}));
+        cmd.add_option_function<std::string>(
+            "-m",
+            [&o, legacy_mode, number](const std::string &v) {
+                if (v == "lat" || v == "bw" || v == "LAT" || v == "BW") {
+                    *legacy_mode = v;
+                    return;
+                }
+                o.mtu = number(v, 256, 4096, "-m");
+                if ((o.mtu & (o.mtu - 1)) != 0)
+                    throw CLI::ValidationError("-m: the MTU is 256, 512, 1024, 2048 or 4096");
+            },
+            "MTU (= --mtu); also lat|bw (= --mode), as before");
+    }
     cmd.add_option("-q,--qp", o.qp_count,
                    "bw: number of QPs (connections); requests go round robin, each QP with its "
                    "own tx depth (default 1; latency tests: 1 only)")
@@ -218,7 +268,7 @@ void add_perf(CLI::App &app, PerfOptions &o, std::string &mode, bool &lat, bool 
         "adapter of the server end (default: the same adapter, a loopback connection)");
     auto *host = perf->add_option("HOST", o.host, "the server's address: run the client end");
     perf->add_flag("--server", server, "run the server end: wait for a client")->excludes(host);
-    add_perftest_options(*perf, o);
+    add_perftest_options(*perf, o, &mode);
 }
 
 void add_perftest_commands(CLI::App &app, PerfOptions &o) {
@@ -368,6 +418,11 @@ int main(int argc, char **argv) {
                 perf.mode = c.mode;
             }
             if (command == "perf") {
+                if (!mode.empty() && (lat || bw)) {
+                    std::fprintf(stderr,
+                                 "softndk perf: --mode/-m and --lat/--bw exclude each other\n");
+                    return kExitUsage;
+                }
                 if (lat || mode == "lat" || mode == "LAT") perf.mode = Mode::kLatency;
                 if (bw) perf.mode = Mode::kBandwidth;
             }
