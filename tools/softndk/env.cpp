@@ -49,7 +49,7 @@ std::span<const EnvironmentVariable> environment_variables() {
 std::string environment_help() {
     std::string out = "Environment (`softndk env` shows the values):\n";
     for (const EnvironmentVariable &v : kVariables)
-        out += fmt::format("  {:<23}{}\n  {:<23}{}\n", v.name, v.values, "", v.meaning);
+        out += fmt::format("  {:<25}{}\n  {:<25}{}\n", v.name, v.values, "", v.meaning);
     return out;
 }
 
