@@ -1601,3 +1601,24 @@ TEST_CASE("softndk --help and softndk env list every SOFTNDK_ variable the sourc
                    "\nSOFTNDK_PCAP=\n"));
     CHECK(contains(run(kSoftndk, {"env", "-v"}).out, "# SOFTNDK_FABRIC: "));
 }
+
+TEST_CASE("softndk devices in daemon mode asks the daemon which adapters it has",
+          "[e2e][issue17]") {
+    // The test's own configuration has two adapters; the daemon of with-daemon.sh has
+    // the default one. Embedded, the tool's own devices are the file's: both listed.
+    const fs::path config = scratch() / "more-than-the-daemon.ini";
+    std::ofstream(config) << "[adapter rnic0]\nif_index = 1\nipv4 = 127.0.0.1\n\n"
+                             "[adapter rnic1]\nif_index = 2\nipv4 = 127.0.0.2\n";
+    const std::string env = "SOFTNDK_CONFIG=" + config.string();
+    const Run all = run(kSoftndk, {"devices", "-l"}, env);
+    const Run one = run(kSoftndk, {"devices", "-d", "rnic0"}, env);
+    CHECK(one.exit_code == 0);
+    if (daemon_mode()) {
+        CHECK(all.exit_code == 1);
+        CHECK(contains(all.err, "has no adapter with if_index 2 \\(rnic1"));
+        CHECK(all.out.empty());
+    } else {
+        CHECK(all.exit_code == 0);
+        CHECK(contains(all.out, "rnic1 +\t +2\t127\\.0\\.0\\.2\n"));
+    }
+}

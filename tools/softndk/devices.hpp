@@ -12,6 +12,11 @@
 // IPv4-mapped IPv6 address for IPv4, the address itself for IPv6, with the GID
 // type ", RoCE v2" on a RoCEv2 adapter. -i PORT selects the port; another port
 // than 1 is a runtime failure (exit 1), as ibv_devinfo's.
+//
+// Daemon mode (SOFTNDK_MODE=daemon): each adapter is opened through the daemon, so
+// its limits and NDK version are the daemon's; names, addresses and profiles still
+// come from the local configuration, and the daemon is asked (kDaemonStatus)
+// whether it has each of them and as many: a difference is exit 1.
 #pragma once
 
 #include <string>
