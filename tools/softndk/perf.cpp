@@ -1195,17 +1195,24 @@ void serve(const Setup &s, Side &srv, const std::vector<uint64_t> &sizes, Output
             }
         }
         srv.receive_expected = Side::kAnySize;
-        Wait wait("the server waits for the client's report");
-        wait = Wait("the server waits for the client's report");
-        for (;;) {
-            // The client may take long (-D, -a): the stall check is for one wait.
-            if (srv.reap() != 0) wait = Wait("the server waits for the client's report");
+        // Until the client disconnects, however long it runs (-D, -a: no stall
+        // check). Send bandwidth: the server reposts receives as fast as the client's
+        // sends consume them, polling busily as perftest's server does (or sleeping
+        // on CQ events with -e); otherwise there is nothing to do but wait.
+        const bool receiving = s.options.verb == Verb::kSend;
+        for (uint64_t idle = 0;;) {
+            if (srv.reap() != 0) {
+                idle = 0;
+                continue;
+            }
             if (srv.ep.peer_disconnected()) break;
             if (s.options.events) {
                 srv.ep.arm_cq();
                 if (srv.reap() == 0) Endpoint::wait_cq_event(10);
-            } else {
+            } else if (!receiving) {
                 std::this_thread::sleep_for(std::chrono::microseconds(200));
+            } else if (++idle % 256 == 0) {
+                std::this_thread::yield();
             }
         }
     } catch (const PeerGone &) {

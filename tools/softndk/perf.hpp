@@ -1,5 +1,19 @@
 // perf.hpp - `softndk perf`: perftest's ib_{send,write,read}_{lat,bw} over the
-// embedded device, both ends of the connection in this process.
+// embedded device, both ends of the connection in this process; and `softndk
+// ib_write_bw [HOST]` (the six perftest names): one end per process, as perftest.
+//
+// Two processes (Role::kServer / kClient). The server listens on its adapter's
+// first address at the ND port and accepts -q connections; the client connects
+// (retrying for 10 s while nobody listens). The private data carries each end's
+// buffer and its test (verb, mode, sizes, -n, -D, -q): a mismatch fails both. The
+// client measures, as in one process but with its own end only; the server answers
+// latency pings (send and write; a read needs nothing from it) and reposts its
+// receives (send bandwidth). When done the client RDMA-writes its rows into the
+// server's buffer (past the two halves), waits for the write's completion and
+// disconnects; the server, seeing the disconnect, prints those rows. Embedded, the
+// two processes meet over RoCEv2/UDP: the tool sets SOFTNDK_FABRIC=udp unless it is
+// set, and without SOFTNDK_CONFIG sets up its own adapter (the server on 127.0.0.1
+// and ::1, a client aimed at 127.0.0.1 or ::1 on 127.0.0.2); docs/tools.md.
 //
 // Both ends are driven by ONE thread, as two cooperating state machines that
 // poll their CQs (and, for write latency, their buffers) in turn. In embedded
@@ -117,9 +131,11 @@ class UsageError : public std::runtime_error {
 inline constexpr uint64_t kAutoIterationBytes = uint64_t{512} << 20;
 inline constexpr uint64_t kMinIterations = 16;
 
-// Runs the test and prints the report (stdout: banner and table, or JSON).
-// Returns 0. Throws UsageError for options that do not go together (before
-// anything is opened), std::runtime_error (NdkError) for a failure.
+// Runs the test (options.role: both ends, or one of two processes) and prints
+// the report (stdout: banner and table, or JSON with -j; --out_json_file also
+// writes the JSON there). Returns 0. Throws UsageError for options that do not go
+// together or a malformed HOST (before anything is opened), std::runtime_error
+// (NdkError) for a failure, including a peer that runs another test.
 int run_perf(const PerfOptions &options);
 
 }  // namespace softndk::tool
