@@ -26,6 +26,7 @@
 #include <memory>
 #include <optional>
 #include <regex>
+#include <set>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -468,8 +469,9 @@ TEST_CASE("softndk: an unknown device exits 1 with a message", "[e2e][perf]") {
         CHECK(contains(r.err, "no adapter named"));
         CHECK(r.out.empty());
     }
+    // A SOFTNDK_CONFIG that names no file is a usage error (issue 17 item 7).
     const Run r = run(kSoftndk, {"devices"}, "SOFTNDK_CONFIG=/nonexistent/softndk.ini");
-    CHECK(r.exit_code == 1);
+    CHECK(r.exit_code == 2);
     CHECK(contains(r.err, "SOFTNDK_CONFIG"));
 }
 
@@ -1281,4 +1283,348 @@ TEST_CASE("softndk res show lists another consumer's objects through the daemon,
     CHECK(objects("pd").empty());
     CHECK(objects("mr").empty());
     CHECK(objects("cm").empty());
+}
+
+// ---------------------------------------------------------------------------
+// Issue 17 ("A newcomer's first hour"), items 4-7: versions, perftest's flags and
+// names in two processes, ibv_devinfo's port block, exit codes and the environment.
+// ---------------------------------------------------------------------------
+namespace {
+
+// `softndk NAME ARGS...` as the server, in the background, and `softndk NAME HOST
+// ARGS...` as the client (started first with client_first: it must retry until
+// the server listens). Returns {server, client}.
+std::pair<Run, Run> perftest_pair(const std::string &name, const std::vector<std::string> &args,
+                                  const std::vector<std::string> &env = {},
+                                  bool client_first = false,
+                                  const std::string &host = "127.0.0.1") {
+    std::vector<std::string> server_args{name}, client_args{name, host};
+    server_args.insert(server_args.end(), args.begin(), args.end());
+    client_args.insert(client_args.end(), args.begin(), args.end());
+    Child server, client;
+    if (client_first) {
+        client = spawn(kSoftndk, client_args, env);
+        std::this_thread::sleep_for(std::chrono::milliseconds(500));
+        server = spawn(kSoftndk, server_args, env);
+    } else {
+        server = spawn(kSoftndk, server_args, env);
+        client = spawn(kSoftndk, client_args, env);
+    }
+    Run c = wait(client, std::chrono::seconds(90));
+    Run srv = wait(server, std::chrono::seconds(90));
+    return {srv, c};
+}
+
+// Both ends printed perftest's table: the title, the header and a row for `size`
+// with `iters` iterations.
+void check_both_tables(const Run &server, const Run &client, const std::string &title,
+                       const std::string &header, uint64_t size, uint64_t iters) {
+    for (const Run *r : {&server, &client}) {
+        INFO((r == &server ? "server" : "client") << " stdout:\n"
+                                                  << r->out << "stderr:\n"
+                                                  << r->err);
+        CHECK(r->exit_code == 0);
+        CHECK(contains(r->out, title));
+        CHECK(contains(r->out, header));
+        CHECK(contains(r->out, "\n " + std::to_string(size) + " +" + std::to_string(iters) +
+                                   " +[0-9.]+ +[0-9.]+ +[0-9.]+"));
+    }
+    CHECK(contains(server.out, "Waiting for client to connect"));
+    CHECK(contains(server.out, "Process        : server end"));
+    CHECK(contains(client.out, "Process        : client end"));
+}
+
+const char kBwHeader[] = "\n #bytes     #iterations    BW peak\\[MB/sec\\]";
+const char kLatHeader[] = "\n #bytes #iterations    t_min\\[usec\\]";
+
+}  // namespace
+
+TEST_CASE("softndk reports the NDK version the adapter negotiates: 2.1", "[e2e][issue17]") {
+    CHECK(contains(run(kSoftndk, {"--version"}).out, "\nNDK version: 2\\.1 \\(adapter rnic0"));
+    const Run devices = run(kSoftndk, {"devices", "-j"});
+    REQUIRE(devices.exit_code == 0);
+    const boost::json::value report = parse_json(devices.out);
+    CHECK(report.as_object().at("devices").as_array().at(0).as_object().at("ndk_version") == "2.1");
+    CHECK(contains(run(kSoftndk, {"devices"}).out, "\tndk_version: +2\\.1\n"));
+    CHECK(contains(run(kSoftndk, {"perf", "-n", "10"}).out, "\n NDK version     : 2\\.1\t"));
+}
+
+TEST_CASE("softndk ib_write_bw and ib_write_bw 127.0.0.1: two processes, both print the table",
+          "[e2e][issue17]") {
+    // Exactly the pair a newcomer types, with no environment: embedded they meet over
+    // RoCEv2/UDP (the client takes 127.0.0.2); under the daemon, in the daemon.
+    auto [server, client] = perftest_pair("ib_write_bw", {});
+    check_both_tables(server, client, "RDMA_Write BW Test", kBwHeader, 65536, 5000);
+    CHECK(contains(client.out, daemon_mode() ? "local address: IP 127\\.0\\.0\\.1 "
+                                             : "local address: IP 127\\.0\\.0\\.2 "));
+    CHECK(contains(client.out, "remote address: IP 127\\.0\\.0\\.1 port 18515 "));
+    // The server prints the client's figures: the same row.
+    const auto row = [](const std::string &out) {
+        std::smatch m;
+        std::regex_search(out, m, std::regex("\n 65536 [^\n]*\n"));
+        return m.str();
+    };
+    CHECK_FALSE(row(client.out).empty());
+    CHECK(row(server.out) == row(client.out));
+}
+
+TEST_CASE("softndk ib_* in two processes: every test, the client first, JSON, a mismatch",
+          "[e2e][issue17]") {
+    const std::vector<std::string> env{"SOFTNDK_FABRIC=udp:" + std::to_string(udp_port(17))};
+    SECTION("ib_send_lat, the client started before the server retries") {
+        auto [server, client] = perftest_pair("ib_send_lat", {"-n", "300"}, env, true);
+        check_both_tables(server, client, "Send Latency Test", kLatHeader, 2, 300);
+    }
+    SECTION("ib_write_lat -s 64") {
+        auto [server, client] = perftest_pair("ib_write_lat", {"-s", "64", "-n", "300"}, env);
+        check_both_tables(server, client, "RDMA_Write Latency Test", kLatHeader, 64, 300);
+    }
+    SECTION("ib_send_bw -q 2 -t 64 -p 18600") {
+        auto [server, client] = perftest_pair(
+            "ib_send_bw", {"-q", "2", "-t", "64", "-s", "4096", "-n", "500", "-p", "18600"}, env);
+        check_both_tables(server, client, "Send BW Test", kBwHeader, 4096, 500);
+        CHECK(contains(client.out, "Number of qps   : 2"));
+        CHECK(contains(client.out, "TX depth        : 64\n"));
+    }
+    SECTION("reads: ib_read_lat, ib_read_bw (daemon mode; see docs/tools.md for UDP)") {
+        if (daemon_mode()) {
+            auto [server, client] = perftest_pair("ib_read_lat", {"-n", "300"}, env);
+            check_both_tables(server, client, "RDMA_Read Latency Test", kLatHeader, 2, 300);
+            auto [bw_server, bw_client] =
+                perftest_pair("ib_read_bw", {"-s", "8192", "-n", "300"}, env);
+            check_both_tables(bw_server, bw_client, "RDMA_Read BW Test", kBwHeader, 8192, 300);
+        }
+    }
+    SECTION("--out_json_file keeps the table on stdout; -j prints JSON on both ends") {
+        const fs::path file = scratch() / "two-process.json";
+        auto [server, client] = perftest_pair(
+            "ib_write_bw", {"-s", "1024", "-n", "300", "--out_json_file", file.string()}, env);
+        check_both_tables(server, client, "RDMA_Write BW Test", kBwHeader, 1024, 300);
+        const boost::json::value report = parse_json(slurp(file));
+        CHECK(number(report.as_object().at("results").as_array().at(0).as_object().at("MsgSize")) ==
+              1024);
+        auto [json_server, json_client] = perftest_pair("ib_send_lat", {"-n", "100", "-j"}, env);
+        for (const Run *r : {&json_server, &json_client}) {
+            REQUIRE(r->exit_code == 0);
+            const boost::json::value v = parse_json(r->out);
+            CHECK(number(v.as_object().at("results").as_array().at(0).as_object().at(
+                      "n_iterations")) == 100);
+        }
+    }
+    SECTION("a client that runs another test than the server: both exit 1") {
+        const Child server = spawn(kSoftndk, {"ib_write_bw", "-n", "100"}, env);
+        const Run client = wait(spawn(kSoftndk, {"ib_send_bw", "127.0.0.1", "-n", "100"}, env));
+        const Run served = wait(server);
+        CHECK(client.exit_code == 1);
+        CHECK(contains(client.err, "the server runs ib_write_bw .*start both with the same"));
+        CHECK(served.exit_code == 1);
+        CHECK(contains(served.err, "the client runs ib_send_bw"));
+    }
+}
+
+TEST_CASE("softndk perf takes perftest's flags with perftest's meanings", "[e2e][issue17]") {
+    // -t is the tx depth, -m the MTU (the old -t send|write|read and -m lat|bw still work).
+    Run r = run(kSoftndk, {"perf", "-t", "32", "--test", "write", "-n", "100"});
+    CHECK(r.exit_code == 0);
+    CHECK(contains(r.out, "\n TX depth        : 32\n"));
+    r = run(kSoftndk, {"perf", "-t", "send", "-m", "lat", "-n", "50"});
+    CHECK(r.exit_code == 0);
+    CHECK(contains(r.out, "Send Latency Test"));
+    r = run(kSoftndk, {"perf", "-m", "1024", "-n", "50"});
+    if (daemon_mode()) {  // the daemon's adapter has 4096, and the tool cannot change it
+        CHECK(r.exit_code == 1);
+        CHECK(contains(r.err, "path MTU 4096"));
+    } else {
+        CHECK(r.exit_code == 0);
+        CHECK(contains(r.out, "\n Mtu             : 1024\\[B\\]\n"));
+    }
+    // -e: sleep on CQ events.
+    r = run(kSoftndk, {"perf", "--test", "send", "--lat", "-e", "-n", "200"});
+    CHECK(r.exit_code == 0);
+    CHECK(contains(r.out, "CQ events       : ON"));
+    CHECK(contains(r.out, "\n 2 +200 +[0-9.]+"));
+    r = run(kSoftndk, {"perf", "--test", "read", "--bw", "-e", "-n", "200", "-s", "4096"});
+    CHECK(r.exit_code == 0);
+    CHECK(contains(r.out, "\n 4096 +200 +[0-9.]+"));
+    // -D: for a duration, not a count.
+    const auto started = std::chrono::steady_clock::now();
+    r = run(kSoftndk, {"perf", "--test", "send", "-s", "256", "-D", "1", "-j"});
+    CHECK(std::chrono::steady_clock::now() - started >= std::chrono::seconds(1));
+    REQUIRE(r.exit_code == 0);
+    {
+        const boost::json::value v = parse_json(r.out);
+        CHECK(number(v.as_object().at("results").as_array().at(0).as_object().at("n_iterations")) >
+              0);
+    }
+    r = run(kSoftndk, {"perf", "--test", "write", "--lat", "-D", "1"});
+    CHECK(r.exit_code == 0);
+    CHECK(contains(r.out, "Duration        : 1\\[sec\\]"));
+    // -N: no peak.
+    r = run(kSoftndk, {"perf", "-N", "-n", "200", "-j"});
+    REQUIRE(r.exit_code == 0);
+    {
+        const boost::json::value v = parse_json(r.out);
+        const auto &row = v.as_object().at("results").as_array().at(0).as_object();
+        CHECK(number(row.at("BW_peak")) == 0);
+        CHECK(number(row.at("BW_average")) > 0);
+    }
+    // -c: RC only.
+    r = run(kSoftndk, {"perf", "-c", "UD"});
+    CHECK(r.exit_code == 1);
+    CHECK(contains(r.err, "RC"));
+    CHECK(run(kSoftndk, {"perf", "-c", "RC", "-n", "20"}).exit_code == 0);
+    // -u: the ACK timeout of perf's own adapters.
+    r = run(kSoftndk, {"perf", "-u", "14", "-n", "20"});
+    CHECK(r.exit_code == (daemon_mode() ? 2 : 0));
+    // -H / -U: every sample after the row.
+    for (const char *flag : {"-H", "-U"}) {
+        r = run(kSoftndk, {"perf", "--test", "send", "--lat", flag, "-n", "20"});
+        CHECK(r.exit_code == 0);
+        CHECK(contains(r.out, "\n#, usec\n1, [0-9.]+\n(.*\n){18}20, [0-9.]+\n"));
+    }
+    // --out_json_file: JSON in the file, the table on stdout; -F and --report-both accepted.
+    const fs::path file = scratch() / "perf.json";
+    r = run(kSoftndk,
+            {"perf", "-n", "100", "-F", "--report-both", "--out_json_file", file.string()});
+    CHECK(r.exit_code == 0);
+    CHECK(contains(r.out, "RDMA_Write BW Test"));
+    const boost::json::value v = parse_json(slurp(file));
+    CHECK(v.as_object().at("verb") == "write");
+}
+
+TEST_CASE("softndk perf: perftest flags that do not go together exit 2", "[e2e][issue17]") {
+    for (const std::vector<std::string> &args :
+         std::vector<std::vector<std::string>>{{"perf", "--test", "write", "--lat", "-e"},
+                                               {"perf", "-D", "1", "-a"},
+                                               {"perf", "-D", "1", "--clock", "model"},
+                                               {"perf", "-c", "FOO"},
+                                               {"perf", "-m", "1000"},
+                                               {"perf", "-t", "0"},
+                                               {"perf", "--mode", "lat", "--bw"},
+                                               {"perf", "-m", "lat", "--bw"},
+                                               {"ib_write_bw", "-t", "write"},
+                                               {"ib_write_lat", "--clock", "model", "127.0.0.1"},
+                                               {"ib_write_bw", "300.1.2.3"},
+                                               {"ib_send_lat", "not-an-address"},
+                                               {"ib_read_bw", "-u", "99"}}) {
+        const Run r = run(kSoftndk, args);
+        INFO("args: " << args.back());
+        CHECK(r.exit_code == 2);
+        CHECK_FALSE(r.err.empty());
+    }
+}
+
+TEST_CASE("softndk devices prints ibv_devinfo's port block", "[e2e][issue17]") {
+    const fs::path config = scratch() / "ports.ini";
+    std::ofstream(config) << "[adapter rnic0]\nif_index = 1\nipv4 = 127.0.0.1\nipv6 = ::1\n\n"
+                             "[adapter rnic1]\nif_index = 2\nipv4 = 127.0.0.2\n"
+                             "profile = iwarp-default\npath_mtu = 1024\n";
+    std::vector<std::string> env{"SOFTNDK_CONFIG=" + config.string()};
+    std::unique_ptr<Daemon> daemon;
+    if (daemon_mode()) {
+        daemon = std::make_unique<Daemon>(env);
+        const auto attach = daemon->env();
+        env.insert(env.end(), attach.begin(), attach.end());
+    }
+    Run r = run(kSoftndk, {"devices"}, env);
+    REQUIRE(r.exit_code == 0);
+    CHECK(contains(r.out,
+                   "\tphys_port_cnt: +1\n\t\tport:\t1\n\t\t\tstate:\t\t\tPORT_ACTIVE "
+                   "\\(4\\)\n\t\t\tmax_mtu:\t\t4096 \\(5\\)\n\t\t\tactive_mtu:\t\t4096 "
+                   "\\(5\\)\n\t\t\tlink_layer:\t\tEthernet\n\t\t\tGID\\[  0\\]:\t\t::ffff:"
+                   "127\\.0\\.0\\.1, RoCE v2\n\t\t\tGID\\[  1\\]:\t\t::1, RoCE v2\n"));
+    // rnic1: iWARP (no RoCE GID type), path MTU 1024.
+    CHECK(contains(r.out,
+                   "\t\t\tactive_mtu:\t\t1024 \\(3\\)\n\t\t\tlink_layer:\t\tEthernet\n"
+                   "\t\t\tGID\\[  0\\]:\t\t::ffff:127\\.0\\.0\\.2\n"));
+    r = run(kSoftndk, {"devices", "-d", "rnic1", "-i", "1", "-j"}, env);
+    REQUIRE(r.exit_code == 0);
+    const boost::json::value v = parse_json(r.out);
+    const auto &ports = v.as_object().at("devices").as_array().at(0).as_object().at("ports");
+    REQUIRE(ports.as_array().size() == 1);
+    const auto &port = ports.as_array().at(0).as_object();
+    CHECK(number(port.at("port")) == 1);
+    CHECK(port.at("state") == "PORT_ACTIVE");
+    CHECK(number(port.at("active_mtu")) == 1024);
+    CHECK(port.at("link_layer") == "Ethernet");
+    CHECK(port.at("gids").as_array().at(0) == "::ffff:127.0.0.2");
+    r = run(kSoftndk, {"devices", "-i", "2"}, env);
+    CHECK(r.exit_code == 1);
+    CHECK(contains(r.err, "port 1 only"));
+}
+
+TEST_CASE("softndk exit codes: usage errors 2, runtime failures 1", "[e2e][issue17]") {
+    for (const char *command : {"devices", "perf", "stat"}) {
+        INFO(command);
+        const Run r = run(kSoftndk, {command}, "SOFTNDK_CONFIG=/nonexistent/softndk.ini");
+        CHECK(r.exit_code == 2);
+        CHECK(contains(r.err, "SOFTNDK_CONFIG=/nonexistent/softndk\\.ini: no such file"));
+        CHECK(r.out.empty());
+    }
+    CHECK(run(kSoftndk, {"frobnicate"}).exit_code == 2);
+    CHECK(run(kSoftndk, {"ib_write_bw", "1.2.3.4.5"}).exit_code == 2);
+    // A config file that exists but is wrong is a runtime failure.
+    const fs::path bad = scratch() / "bad.ini";
+    std::ofstream(bad) << "[adapter rnic0]\nif_index = x\n";
+    const Run r = run(kSoftndk, {"devices"}, "SOFTNDK_CONFIG=" + bad.string());
+    CHECK(r.exit_code == 1);
+    CHECK(contains(r.err, "bad\\.ini:2"));
+}
+
+TEST_CASE("softndk --help and softndk env list every SOFTNDK_ variable the sources read",
+          "[e2e][issue17]") {
+    // Every getenv("SOFTNDK_...") in the sources, found the way a newcomer would grep.
+    std::set<std::string> names;
+    const std::regex getenv_call("getenv\\(\"(SOFTNDK_[A-Z0-9_]+)\"\\)");
+    const fs::path root = SOFTNDK_E2E_SOURCE_DIR;
+    for (const char *dir : {"common", "emulator", "provider", "runtime", "tools", "include"}) {
+        for (const auto &entry : fs::recursive_directory_iterator(root / dir)) {
+            const std::string ext = entry.path().extension().string();
+            if (!entry.is_regular_file() ||
+                (ext != ".cpp" && ext != ".hpp" && ext != ".c" && ext != ".h"))
+                continue;
+            const std::string text = slurp(entry.path());
+            for (std::sregex_iterator it(text.begin(), text.end(), getenv_call), end; it != end;
+                 ++it)
+                names.insert((*it)[1].str());
+        }
+    }
+    // A few the issue names, so that an empty scan cannot pass.
+    for (const char *known : {"SOFTNDK_FABRIC", "SOFTNDK_PCAP", "SOFTNDK_TIME", "SOFTNDK_SEED",
+                              "SOFTNDK_TRACE", "SOFTNDK_FAULTS"})
+        CHECK(names.count(known) == 1);
+    const Run help = run(kSoftndk, {"--help"});
+    CHECK(help.exit_code == 0);
+    const Run env = run(kSoftndk, {"env"}, std::vector<std::string>{"SOFTNDK_SEED=42"});
+    CHECK(env.exit_code == 0);
+    for (const std::string &name : names) {
+        INFO(name);
+        CHECK(contains(help.out, "\n  " + name + " "));
+        CHECK(contains(env.out, "(^|\n)(# )?" + name + "(=| is unset)"));
+    }
+    CHECK(contains(env.out, "\nSOFTNDK_SEED=42\n"));
+    CHECK(contains(run(kSoftndk, {"env"}, std::vector<std::string>{"SOFTNDK_PCAP="}).out,
+                   "\nSOFTNDK_PCAP=\n"));
+    CHECK(contains(run(kSoftndk, {"env", "-v"}).out, "# SOFTNDK_FABRIC: "));
+}
+
+TEST_CASE("softndk devices in daemon mode asks the daemon which adapters it has",
+          "[e2e][issue17]") {
+    // The test's own configuration has two adapters; the daemon of with-daemon.sh has
+    // the default one. Embedded, the tool's own devices are the file's: both listed.
+    const fs::path config = scratch() / "more-than-the-daemon.ini";
+    std::ofstream(config) << "[adapter rnic0]\nif_index = 1\nipv4 = 127.0.0.1\n\n"
+                             "[adapter rnic1]\nif_index = 2\nipv4 = 127.0.0.2\n";
+    const std::string env = "SOFTNDK_CONFIG=" + config.string();
+    const Run all = run(kSoftndk, {"devices", "-l"}, env);
+    const Run one = run(kSoftndk, {"devices", "-d", "rnic0"}, env);
+    CHECK(one.exit_code == 0);
+    if (daemon_mode()) {
+        CHECK(all.exit_code == 1);
+        CHECK(contains(all.err, "has no adapter with if_index 2 \\(rnic1"));
+        CHECK(all.out.empty());
+    } else {
+        CHECK(all.exit_code == 0);
+        CHECK(contains(all.out, "rnic1 +\t +2\t127\\.0\\.0\\.2\n"));
+    }
 }

@@ -3,9 +3,13 @@
 #include <fmt/format.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <stdexcept>
+#include <string_view>
 #include <vector>
 
+#include "daemon/daemon_client.hpp"
+#include "daemon/protocol.hpp"
 #include "ndk.hpp"
 #include "report.hpp"
 #include "stat.hpp"
@@ -85,6 +89,84 @@ std::string join(const std::vector<std::string> &items, const char *separator) {
     return out;
 }
 
+// The only port of a virtual adapter.
+constexpr unsigned kPort = 1;
+constexpr unsigned kMaxMtu = 4096;
+
+// verbs' enum ibv_mtu: 256 -> 1 ... 4096 -> 5 (0 for another size).
+int mtu_code(unsigned bytes) {
+    for (int code = 1; code <= 5; ++code)
+        if (bytes == (128u << code)) return code;
+    return 0;
+}
+
+// The port's GIDs: an IPv4 address as its IPv4-mapped IPv6 address (RoCEv2's
+// GID), an IPv6 address as it is; with verbs' GID type on a RoCEv2 adapter.
+std::vector<std::string> gids(const softndk_adapter &a, const NDK_ADAPTER_INFO &info) {
+    std::vector<std::string> out;
+    const char *type = info.RdmaTechnology == NdkRoCEv2 ? ", RoCE v2"
+                       : info.RdmaTechnology == NdkRoCE ? ", RoCE v1"
+                                                        : "";
+    for (unsigned i = 0; i < a.address_count && i < SOFTNDK_ADAPTER_MAX_ADDRESSES; ++i) {
+        char text[SOFTNDK_ADDRESS_STRING_SIZE];
+        softndk_address_string(reinterpret_cast<const sockaddr *>(&a.addresses[i]), text,
+                               sizeof text);
+        const bool v4 = a.addresses[i].ss_family == AF_INET;
+        out.push_back(fmt::format("{}{}{}", v4 ? "::ffff:" : "", text, type));
+    }
+    return out;
+}
+
+// ibv_devinfo's port block.
+std::string port_tree(const softndk_adapter &a, const NDK_ADAPTER_INFO &info) {
+    std::string out = fmt::format("\t\tport:\t{}\n", kPort);
+    out += fmt::format("\t\t\tstate:\t\t\tPORT_ACTIVE (4)\n");
+    out += fmt::format("\t\t\tmax_mtu:\t\t{} ({})\n", kMaxMtu, mtu_code(kMaxMtu));
+    out += fmt::format("\t\t\tactive_mtu:\t\t{} ({})\n", a.path_mtu, mtu_code(a.path_mtu));
+    out += "\t\t\tlink_layer:\t\tEthernet\n";
+    const std::vector<std::string> list = gids(a, info);
+    for (size_t i = 0; i < list.size(); ++i)
+        out += fmt::format("\t\t\tGID[{:3}]:\t\t{}\n", i, list[i]);
+    return out;
+}
+
+std::string port_json(const softndk_adapter &a, const NDK_ADAPTER_INFO &info) {
+    std::string quoted;
+    for (const std::string &g : gids(a, info))
+        quoted += (quoted.empty() ? "" : ", ") + json_string(g);
+    return fmt::format(
+        "{{\"port\": {}, \"state\": \"PORT_ACTIVE\", \"max_mtu\": {}, \"active_mtu\": {}, "
+        "\"link_layer\": \"Ethernet\", \"gids\": [{}]}}",
+        kPort, kMaxMtu, a.path_mtu, quoted);
+}
+
+// Daemon mode: the adapters are the daemon's, but their names and addresses come
+// from the local configuration (no daemon command lists them yet). So the daemon
+// is asked whether each listed adapter is one of its own and how many it has, and a
+// difference is an error that says so rather than a listing of adapters the daemon
+// does not have (or without the ones it has).
+void check_daemon_has(const std::vector<softndk_adapter> &listed, bool all) {
+    const char *mode = std::getenv("SOFTNDK_MODE");
+    if (mode == nullptr || std::string_view(mode) != "daemon") return;
+    const std::string socket = emu::daemon::default_socket_path();
+    std::string error;
+    emu::daemon::DaemonStatusResponse status{};
+    for (const softndk_adapter &a : listed) {
+        if (!emu::daemon::DaemonClient::query_status(socket, a.if_index, status, error))
+            throw std::runtime_error(fmt::format("the daemon at {}: {}", socket, error));
+        if (status.adapter_found == 0)
+            throw std::runtime_error(fmt::format(
+                "the daemon at {} has no adapter with if_index {} ({} in the local "
+                "configuration): start the daemon and the tool with the same SOFTNDK_CONFIG",
+                socket, a.if_index, a.alias));
+    }
+    if (all && status.adapters != listed.size())
+        throw std::runtime_error(fmt::format(
+            "the daemon at {} has {} adapters, the local configuration {}: start the daemon "
+            "and the tool with the same SOFTNDK_CONFIG",
+            socket, status.adapters, listed.size()));
+}
+
 std::string tree(const softndk_adapter &a, const NDK_ADAPTER_INFO &info, bool verbose) {
     auto line = [](const std::string &key, const std::string &value) {
         return fmt::format("\t{:<28}{}\n", key + ":", value);
@@ -116,6 +198,8 @@ std::string tree(const softndk_adapter &a, const NDK_ADAPTER_INFO &info, bool ve
             out +=
                 fmt::format("\t\t{:<26}{}\n", std::string(a.costs[i].name) + ":", a.costs[i].value);
     }
+    out += line("phys_port_cnt", "1");
+    out += port_tree(a, info);
     return out;
 }
 
@@ -146,16 +230,22 @@ std::string json(const softndk_adapter &a, const NDK_ADAPTER_INFO &info, bool ve
     return fmt::format(
         "{{\"alias\": {}, \"if_index\": {}, \"profile\": {}, \"addresses\": [{}], "
         "\"path_mtu\": {}, \"transport\": \"{}\", \"ndk_version\": \"{}.{}\", \"vendor_id\": {}, "
-        "\"device_id\": {}, \"limits\": {{{}}}, \"AdapterFlags\": {}, \"adapter_flags\": [{}]{}}}",
+        "\"device_id\": {}, \"limits\": {{{}}}, \"AdapterFlags\": {}, \"adapter_flags\": [{}], "
+        "\"ports\": [{}]{}}}",
         json_string(a.alias), a.if_index, json_string(a.profile), join(quoted, ", "), a.path_mtu,
         technology_name(info.RdmaTechnology), info.Version.Major, info.Version.Minor, info.VendorId,
-        info.DeviceId, limits, info.AdapterFlags, join(flags, ", "), profile_json(a, verbose));
+        info.DeviceId, limits, info.AdapterFlags, join(flags, ", "), port_json(a, info),
+        profile_json(a, verbose));
 }
 
 }  // namespace
 
 int run_devices(const DevicesOptions &options) {
     const std::vector<softndk_adapter> adapters = select_adapters(options.device);
+    check_daemon_has(adapters, options.device.empty());
+    if (options.port != 0 && options.port != kPort)
+        throw std::runtime_error(fmt::format(
+            "-i {}: no such port (a virtual adapter has port {} only)", options.port, kPort));
     if (options.list && !options.json) {
         std::string out =
             "    device          \t   if_index\taddresses\n"

@@ -4,8 +4,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstring>
 #include <iterator>
+#include <thread>
 
 #include "log.hpp"
 #include "softndk_status.h"
@@ -140,10 +142,18 @@ WskClient::~WskClient() {
 }
 
 NDK_ADAPTER *WskClient::open(NET_IFINDEX if_index) const {
-    NDK_ADAPTER *adapter = nullptr;
-    check(ndk_.WskOpenNdkAdapter(provider_npi_.Client, NDK_VERSION{1, 0}, if_index, &adapter),
-          "WskOpenNdkAdapter");
-    return adapter;
+    // Highest major first: the provider answers a major it (or the device) does
+    // not offer with STATUS_NDIS_BAD_VERSION, and runs a major it offers at the
+    // highest minor both sides implement.
+    constexpr NDK_VERSION kMajors[] = {{2, 0}, {1, 0}};
+    NTSTATUS s = STATUS_NDIS_BAD_VERSION;
+    for (const NDK_VERSION &version : kMajors) {
+        NDK_ADAPTER *adapter = nullptr;
+        s = ndk_.WskOpenNdkAdapter(provider_npi_.Client, version, if_index, &adapter);
+        if (NT_SUCCESS(s)) return adapter;
+        if (s != STATUS_NDIS_BAD_VERSION) break;
+    }
+    throw NdkError("WskOpenNdkAdapter", s);
 }
 
 void WskClient::close(NDK_ADAPTER *adapter) const {
@@ -290,7 +300,109 @@ BufferInfo Endpoint::buffer_info() const {
     b.token = remote_token_;
     b.address = address(0);
     b.bytes = options_.buffer_bytes;
+    b.test = test_;
+    b.qp_count = static_cast<uint32_t>(connections_.size());
+    b.max_size = max_size_;
+    b.iterations = iterations_;
     return b;
+}
+
+namespace {
+
+// Set by every Endpoint's CQ notification (-e); see wait_cq_event().
+KEVENT &cq_event() {
+    static KEVENT event = [] {
+        KEVENT e;
+        KeInitializeEvent(&e, SynchronizationEvent, FALSE);
+        return e;
+    }();
+    return event;
+}
+
+}  // namespace
+
+void Endpoint::wait_cq_event(int ms) {
+    LARGE_INTEGER timeout;
+    timeout.QuadPart = -10LL * 1000 * ms;  // relative, 100 ns units
+    KeWaitForSingleObject(&cq_event(), Executive, KernelMode, FALSE, &timeout);
+}
+
+bool Endpoint::peer_disconnected() const {
+    for (const auto &c : connections_)
+        if (KeReadStateEvent(const_cast<KEVENT *>(&c->peer_gone)) != 0) return true;
+    return false;
+}
+
+void Endpoint::accept_all(const sockaddr_storage &address, ULONG read_limit) {
+    sockaddr_storage listen_address = address;
+    Completion done;
+    create(done,
+           ndk_adapter_->Dispatch->NdkCreateListener(ndk_adapter_, on_connect_event, this,
+                                                     Completion::on_create, &done, &listener_),
+           &listener_, "NdkCreateListener");
+    done.reset();
+    check(done.finish(listener_->Dispatch->NdkListen(
+              listener_, reinterpret_cast<PSOCKADDR>(&listen_address),
+              sockaddr_length(listen_address), Completion::on_request, &done)),
+          "NdkListen");
+    const BufferInfo own = buffer_info();
+    for (auto &connection : connections_) {
+        Connection &c = *connection;
+        KeWaitForSingleObject(&connect_event_, Executive, KernelMode, FALSE, nullptr);
+        c.connector = incoming_;
+        incoming_ = nullptr;
+        KeClearEvent(&connect_event_);
+        read_connection(c);
+        c.accept_done.reset();
+        const NTSTATUS as = c.connector->Dispatch->NdkAccept(
+            c.connector, c.qp, std::min(read_limit, info_.MaxInboundReadLimit),
+            std::min(read_limit, info_.MaxOutboundReadLimit), const_cast<BufferInfo *>(&own),
+            sizeof own, on_disconnect_event, &c, Completion::on_request, &c.accept_done);
+        check(c.accept_done.finish(as), "NdkAccept");
+        c.connected = true;
+    }
+}
+
+void Endpoint::connect_all(const sockaddr_storage &server, ULONG read_limit, int retry_ms) {
+    const sockaddr_storage *own = softndk_adapter_address(&adapter_, server.ss_family);
+    if (own == nullptr)
+        throw std::runtime_error(fmt::format("adapter {} has no {} address", adapter_.alias,
+                                             server.ss_family == AF_INET6 ? "IPv6" : "IPv4"));
+    sockaddr_storage source = *own;  // port 0: the provider picks one
+    sockaddr_storage destination = server;
+    const BufferInfo info = buffer_info();
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(retry_ms);
+    for (auto &connection : connections_) {
+        Connection &c = *connection;
+        for (;;) {
+            Completion done;
+            create(done,
+                   ndk_adapter_->Dispatch->NdkCreateConnector(ndk_adapter_, Completion::on_create,
+                                                              &done, &c.connector),
+                   &c.connector, "NdkCreateConnector");
+            c.connect_done.reset();
+            const NTSTATUS s = c.connect_done.finish(c.connector->Dispatch->NdkConnect(
+                c.connector, c.qp, reinterpret_cast<PSOCKADDR>(&source), sockaddr_length(source),
+                reinterpret_cast<PSOCKADDR>(&destination), sockaddr_length(destination),
+                std::min(read_limit, info_.MaxInboundReadLimit),
+                std::min(read_limit, info_.MaxOutboundReadLimit), const_cast<BufferInfo *>(&info),
+                sizeof info, Completion::on_request, &c.connect_done));
+            if (NT_SUCCESS(s)) break;
+            close_object(&c.connector->Header, c.connector->Dispatch->NdkCloseConnector);
+            c.connector = nullptr;
+            const bool nobody_listening = s == STATUS_CONNECTION_REFUSED || s == STATUS_IO_TIMEOUT;
+            if (!nobody_listening || std::chrono::steady_clock::now() >= deadline)
+                throw NdkError("NdkConnect", s);
+            log().debug("NdkConnect: {}; the server may not listen yet, retrying", status_text(s));
+            std::this_thread::sleep_for(std::chrono::milliseconds(20));
+        }
+        read_connection(c);
+        Completion done;
+        check(done.finish(c.connector->Dispatch->NdkCompleteConnect(
+                  c.connector, on_disconnect_event, &c, Completion::on_request, &done)),
+              "NdkCompleteConnect");
+        c.connected = true;
+    }
 }
 
 NDK_SGE Endpoint::sge(size_t offset, ULONG length) const {
@@ -329,7 +441,8 @@ NTSTATUS Endpoint::post_read(size_t index, void *context, size_t offset, ULONG l
 }
 
 VOID Endpoint::on_cq_notification(PVOID, NTSTATUS) {
-    // The perf driver polls; CreateCq requires a callback all the same.
+    // Only an armed CQ notifies (-e); a polling driver never arms.
+    KeSetEvent(&cq_event(), IO_NO_INCREMENT, FALSE);
 }
 
 VOID Endpoint::on_connect_event(PVOID context, NDK_CONNECTOR *connector) {

@@ -61,7 +61,9 @@ class WskClient {
     WskClient(const WskClient &) = delete;
     WskClient &operator=(const WskClient &) = delete;
 
-    // WskOpenNdkAdapter({1, 0}, if_index): major 1, any minor. Throws.
+    // WskOpenNdkAdapter at the highest version the provider and the adapter
+    // offer: {2, 0} (the provider runs it at 2.1), else {1, 0} (1.2). The
+    // version negotiated is NDK_ADAPTER_INFO.Version. Throws.
     NDK_ADAPTER *open(NET_IFINDEX if_index) const;
     // WskCloseNdkAdapter: blocks until every callback of the adapter returned.
     void close(NDK_ADAPTER *adapter) const;
@@ -105,11 +107,18 @@ struct EndpointOptions {
 
 // What an end tells its peer in the connection's private data: where its
 // buffer is and the token to reach it with.
+// In two processes (`softndk ib_write_bw` and `softndk ib_write_bw HOST`) it
+// also carries the test each end was started for, so that a mismatch is an
+// error at connection time rather than a hang.
 struct BufferInfo {
     uint32_t magic = 0;
     uint32_t token = 0;
     uint64_t address = 0;
     uint64_t bytes = 0;
+    uint32_t test = 0;  // the caller's: perf.cpp encodes verb, mode and flags
+    uint32_t qp_count = 0;
+    uint64_t max_size = 0;  // the largest message
+    uint64_t iterations = 0;
 };
 
 // One end of `qp_count` connections: adapter, PD, one CQ for every queue (sized
@@ -129,6 +138,12 @@ class Endpoint {
     uint32_t remote_token() const { return remote_token_; }
     uint64_t address(size_t offset) const { return reinterpret_cast<uintptr_t>(buffer_) + offset; }
     BufferInfo buffer_info() const;
+    // What buffer_info() adds for the peer: the test this end runs (BufferInfo).
+    void set_test(uint32_t test, uint64_t max_size, uint64_t iterations) {
+        test_ = test;
+        max_size_ = max_size;
+        iterations_ = iterations;
+    }
 
     size_t qp_count() const { return connections_.size(); }
 
@@ -160,6 +175,27 @@ class Endpoint {
     const sockaddr_storage &local_address() const { return connections_.front()->local; }
     const sockaddr_storage &peer_address() const { return connections_.front()->peer; }
     const BufferInfo &peer_buffer() const { return connections_.front()->peer_buffer; }
+
+    // CQ events (-e): arm_cq() asks for a notification on the next completion
+    // (NdkArmCq ANY); wait_cq_event() waits at most `ms` for a notification of
+    // ANY Endpoint's CQ (one process-wide event: an end waiting may be woken by
+    // the other end's CQ, and then polls again) and clears it.
+    void arm_cq() { cq_->Dispatch->NdkArmCq(cq_, NDK_CQ_NOTIFY_ANY); }
+    static void wait_cq_event(int ms);
+
+    // True once the peer of any connection disconnected (its disconnect event).
+    bool peer_disconnected() const;
+
+    // Two processes. The server's half: listens on `address` (its adapter's,
+    // with the ND port) and accepts one connection request per QP, in order,
+    // waiting as long as it takes; exchanges BufferInfo as private data.
+    void accept_all(const sockaddr_storage &address, ULONG read_limit);
+    // The client's half: connects QP i to the listener at `server` from this
+    // adapter's first address of the same family. A request refused or not
+    // answered (no listener yet: STATUS_CONNECTION_REFUSED, STATUS_IO_TIMEOUT)
+    // is retried with a fresh connector until `retry_ms` have passed; then the
+    // last failure is thrown.
+    void connect_all(const sockaddr_storage &server, ULONG read_limit, int retry_ms);
 
     // Connects QP i of `client` to QP i of `server`, one connection after the
     // other: the server listens on its adapter's address at ND port `port`,
@@ -212,6 +248,9 @@ class Endpoint {
     uint8_t *buffer_ = nullptr;
     uint32_t local_token_ = 0;
     uint32_t remote_token_ = 0;
+    uint32_t test_ = 0;
+    uint64_t max_size_ = 0;
+    uint64_t iterations_ = 0;
 
     NDK_LISTENER *listener_ = nullptr;
     KEVENT connect_event_;               // listener: a connection request arrived

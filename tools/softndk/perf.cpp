@@ -1,5 +1,6 @@
 #include "perf.hpp"
 
+#include <arpa/inet.h>
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -7,6 +8,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <deque>
 #include <exception>
 #include <functional>
@@ -82,6 +84,10 @@ class Wait {
     Clock::time_point start_ = Clock::now();
 };
 
+// Two processes: the peer disconnected while this end waited (the client ends a
+// run by disconnecting, after it wrote its report; perf.hpp).
+struct PeerGone {};
+
 // ---------------------------------------------------------------------------
 // One end as the driver sees it: per QP, its initiator work requests in flight
 // (a FIFO of sequence numbers; a completion retires its request and every
@@ -128,7 +134,28 @@ class Side {
         }
     }
 
+    // -e: sleep on CQ events when nothing completes. remote_peer: the other end is
+    // another process, whose disconnect ends a wait with PeerGone.
+    bool events = false;
+    bool remote_peer = false;
+
+    // Nothing happened: with -e, arm the CQ, poll once more (a completion may
+    // have come before the arm) and sleep until a CQ notifies (at most 10 ms);
+    // then the stall check.
+    void await(Wait &wait) {
+        if (remote_peer && ep.peer_disconnected()) throw PeerGone{};
+        if (events) {
+            ep.arm_cq();
+            if (reap() != 0) return;
+            Endpoint::wait_cq_event(10);
+        }
+        wait.idle();
+    }
+
     // Receives: where they land and how many bytes each completion must carry.
+    // kAnySize: any length (a two-process server's bandwidth receives, whose
+    // sizes it does not follow).
+    static constexpr uint64_t kAnySize = UINT64_MAX;
     size_t receive_offset = 0;
     ULONG receive_length = 0;
     uint64_t receive_expected = 0;
@@ -194,7 +221,7 @@ class Side {
                 }
                 last_initiator = t;
             } else if ((tag & 3) == kReceive) {
-                if (r.BytesTransferred != receive_expected)
+                if (receive_expected != kAnySize && r.BytesTransferred != receive_expected)
                     throw std::runtime_error(fmt::format("{}: received {} bytes, expected {}",
                                                          name_, r.BytesTransferred,
                                                          receive_expected));
@@ -216,7 +243,7 @@ class Side {
     void wait_room(size_t qp, uint64_t depth) {
         Wait wait("waiting for send-queue room");
         while (in_flight(qp) >= depth) {
-            if (reap() == 0) wait.idle();
+            if (reap() == 0) await(wait);
         }
     }
 
@@ -254,10 +281,23 @@ struct Setup {
     bool embedded = true;  // the device runs on the posting threads (not SOFTNDK_MODE=daemon)
     bool model_clock() const { return options.clock == ClockSource::kModel; }
     // Send and write latency with an end on each thread: see the threaded drivers.
+    // Not with -e or -D (one thread waits on the CQ events; the server's thread
+    // could not know when the client's duration ends), nor in two processes
+    // (where each process is one end anyway).
     bool end_per_thread() const {
         return kEndPerThreadBuild && paced && embedded && !model_clock() &&
-               options.mode == Mode::kLatency && options.verb != Verb::kRead;
+               options.mode == Mode::kLatency && options.verb != Verb::kRead && !options.events &&
+               options.duration == 0 && options.role == Role::kBoth;
     }
+    // -D: the wall-clock time (now()) the current size's run ends; more() says
+    // whether another iteration starts (-n's count without -D).
+    double deadline = 0;
+    bool more(uint64_t i, uint64_t iters) const {
+        return options.duration != 0 ? now() < deadline : i < iters;
+    }
+    bool two_process() const { return options.role != Role::kBoth; }
+    // Two processes: where the client writes its report into the server's buffer.
+    size_t report_offset() const { return 2 * max_size; }
     // Buffer layout of both ends: [0, max_size) is what an end sends or is
     // read from; [max_size, 2 max_size) is where the peer's data lands.
     size_t source() const { return 0; }
@@ -306,7 +346,7 @@ void post(const Setup &s, Side &from, size_t qp, uint64_t size, bool signaled, b
 void settle(Side &side) {
     Wait wait("waiting for the last completions");
     while (!side.idle()) {
-        if (side.reap() == 0) wait.idle();
+        if (side.reap() == 0) side.await(wait);
     }
 }
 
@@ -319,7 +359,14 @@ void wait_for(const Setup &s, Side &waiting, Side &other, const char *what, Done
     while (!done()) {
         ULONG n = waiting.reap();
         if (!s.model_clock()) n += other.reap();
-        if (n == 0) wait.idle();
+        if (n != 0) continue;
+        if (s.options.events) {
+            waiting.ep.arm_cq();
+            if (!s.model_clock()) other.ep.arm_cq();
+            if (waiting.reap() + (s.model_clock() ? 0 : other.reap()) != 0) continue;
+            Endpoint::wait_cq_event(10);
+        }
+        wait.idle();
     }
 }
 
@@ -338,7 +385,7 @@ void wait_for(const Setup &s, Side &waiting, Side &other, const char *what, Done
 // no CQE dates the placement, and the consumer's clock must have passed it.
 std::vector<double> write_latency(const Setup &s, Side &c, Side &srv, uint64_t size,
                                   uint64_t iters) {
-    std::vector<double> t(iters + 1);
+    std::vector<double> t(1);
     volatile uint8_t *client_poll = c.ep.buffer() + s.target() + size - 1;
     volatile uint8_t *server_poll = srv.ep.buffer() + s.target() + size - 1;
     uint8_t *client_last = c.ep.buffer() + s.source() + size - 1;
@@ -347,8 +394,9 @@ std::vector<double> write_latency(const Setup &s, Side &c, Side &srv, uint64_t s
     *server_poll = 0;
     const bool model = s.model_clock();
     t[0] = c.stamp();
-    for (uint64_t i = 0; i < iters; ++i) {
+    for (uint64_t i = 0; s.more(i, iters); ++i) {
         const auto seq = static_cast<uint8_t>(i + 1);  // 1..255, 0, 1, ...: always a change
+        t.resize(i + 2);
         if (!model) t[i] = now();
         *client_last = seq;
         c.wait_room(0, s.tx_depth);
@@ -372,7 +420,7 @@ std::vector<double> write_latency(const Setup &s, Side &c, Side &srv, uint64_t s
                      [&] { return *client_poll == seq; });
         }
     }
-    if (!model) t[iters] = now();
+    if (!model) t.back() = now();
     settle(c);
     settle(srv);
     return t;
@@ -381,10 +429,11 @@ std::vector<double> write_latency(const Setup &s, Side &c, Side &srv, uint64_t s
 // ib_send_lat: send, the peer's receive completes, it sends back.
 std::vector<double> send_latency(const Setup &s, Side &c, Side &srv, uint64_t size,
                                  uint64_t iters) {
-    std::vector<double> t(iters + 1);
+    std::vector<double> t(1);
     const bool model = s.model_clock();
     t[0] = c.stamp();
-    for (uint64_t i = 0; i < iters; ++i) {
+    for (uint64_t i = 0; s.more(i, iters); ++i) {
+        t.resize(i + 2);
         if (!model) t[i] = now();
         c.wait_room(0, s.tx_depth);
         post(s, c, 0, size, true);
@@ -396,7 +445,7 @@ std::vector<double> send_latency(const Setup &s, Side &c, Side &srv, uint64_t si
                  [&] { return c.received > i; });
         if (model) t[i + 1] = c.last_receive;
     }
-    if (!model) t[iters] = now();
+    if (!model) t.back() = now();
     settle(c);
     settle(srv);
     return t;
@@ -434,7 +483,7 @@ void wait_own(Side &side, const std::atomic<bool> &abort, const char *what, Done
     Wait wait(what);
     while (!done()) {
         if (abort.load(std::memory_order_relaxed)) throw OtherEndFailed{};
-        if (side.reap() == 0) wait.idle();
+        if (side.reap() == 0) side.await(wait);
     }
 }
 
@@ -482,189 +531,245 @@ inline void cpu_relax() {
 // poll in between, so the end sees the payload within a load or two of its
 // placement (a CQ poll in the loop would add its own time to every turn-around).
 // This end's CQ is polled where it needs room to post.
-void wait_landed(uint8_t *last_byte, uint8_t value, const std::atomic<bool> &abort,
-                 const char *what) {
+void wait_landed(const Side &self, uint8_t *last_byte, uint8_t value,
+                 const std::atomic<bool> &abort, const char *what) {
     constexpr uint32_t kSpinsPerCheck = 1024;  // loads between abort and stall checks
     Wait wait(what);
     for (uint32_t spins = 0; !landed(last_byte, value);) {
         cpu_relax();
         if (++spins % kSpinsPerCheck != 0) continue;
         if (abort.load(std::memory_order_relaxed)) throw OtherEndFailed{};
+        if (self.remote_peer && self.ep.peer_disconnected()) throw PeerGone{};
         wait.idle();
     }
 }
 
-// ib_write_lat with an end per thread: each end writes into the other's target
-// half, then polls the last byte of its own target half. t[i] is when the client
-// starts iteration i.
+// One end of ib_write_lat on its own thread (or in its own process): it writes
+// into the peer's target half, then polls the last byte of its own target half.
+// The client starts each iteration (t[i]: when, grown as it goes) and ends the
+// run (-n, or -D's deadline); the server answers each write, `iters` of them, or
+// until the client disconnects (PeerGone) in two processes.
+void write_latency_end(const Setup &s, Side &self, bool client, std::vector<double> &t,
+                       uint64_t size, uint64_t iters, const std::atomic<bool> &abort) {
+    uint8_t *poll = self.ep.buffer() + s.target() + size - 1;
+    uint8_t *last = self.ep.buffer() + s.source() + size - 1;
+    uint64_t i = 0;
+    for (; client ? s.more(i, iters) : i < iters; ++i) {
+        const auto seq = static_cast<uint8_t>(i + 1);  // always a change
+        if (client) {
+            t.resize(i + 2);
+            t[i] = now();
+        } else {
+            wait_landed(self, poll, seq, abort, "the server waits for the client's write");
+        }
+        *last = seq;
+        post(s, self, 0, size, true);
+        // Room for the next post before anything else, as perftest polls its
+        // CQ right after posting: the CQE (due when the ACK returns) comes
+        // before the peer's answer can, so retiring it here keeps it off the
+        // path from the answer's arrival to the next post.
+        wait_own(self, abort, "waiting for send-queue room",
+                 [&] { return self.in_flight(0) < s.tx_depth; });
+        if (client) wait_landed(self, poll, seq, abort, "the client waits for the server's write");
+    }
+    if (client) t.back() = now();
+    wait_own(self, abort, "waiting for the last completions", [&] { return self.idle(); });
+}
+
+// ib_write_lat with an end per thread. t[i] is when the client starts iteration i.
 std::vector<double> write_latency_per_thread(const Setup &s, Side &c, Side &srv, uint64_t size,
                                              uint64_t iters) {
-    std::vector<double> t(iters + 1);
-    uint8_t *client_poll = c.ep.buffer() + s.target() + size - 1;
-    uint8_t *server_poll = srv.ep.buffer() + s.target() + size - 1;
-    uint8_t *client_last = c.ep.buffer() + s.source() + size - 1;
-    uint8_t *server_last = srv.ep.buffer() + s.source() + size - 1;
-    *client_poll = 0;  // before the server's thread starts
-    *server_poll = 0;
-    auto end = [&](Side &self, uint8_t *last, uint8_t *poll, bool client) {
-        return [&self, last, poll, client, &s, &t, size, iters](const std::atomic<bool> &abort) {
-            for (uint64_t i = 0; i < iters; ++i) {
-                const auto seq = static_cast<uint8_t>(i + 1);  // always a change
-                if (client) {
-                    t[i] = now();
-                } else {
-                    wait_landed(poll, seq, abort, "the server waits for the client's write");
-                }
-                *last = seq;
-                post(s, self, 0, size, true);
-                // Room for the next post before anything else, as perftest polls its
-                // CQ right after posting: the CQE (due when the ACK returns) comes
-                // before the peer's answer can, so retiring it here keeps it off the
-                // path from the answer's arrival to the next post.
-                wait_own(self, abort, "waiting for send-queue room",
-                         [&] { return self.in_flight(0) < s.tx_depth; });
-                if (client)
-                    wait_landed(poll, seq, abort, "the client waits for the server's write");
-            }
-            if (client) t[iters] = now();
-            wait_own(self, abort, "waiting for the last completions", [&] { return self.idle(); });
-        };
-    };
-    run_both_ends(end(c, client_last, client_poll, true),
-                  end(srv, server_last, server_poll, false));
+    std::vector<double> t(1), unused;
+    *(c.ep.buffer() + s.target() + size - 1) = 0;  // before the server's thread starts
+    *(srv.ep.buffer() + s.target() + size - 1) = 0;
+    run_both_ends(
+        [&](const std::atomic<bool> &abort) {
+            write_latency_end(s, c, true, t, size, iters, abort);
+        },
+        [&](const std::atomic<bool> &abort) {
+            write_latency_end(s, srv, false, unused, size, iters, abort);
+        });
     return t;
 }
 
-// ib_send_lat with an end per thread: the client sends and waits for its receive;
-// the server waits for its receive and sends back.
+// One end of ib_send_lat: the client sends and waits for its receive; the
+// server waits for its receive and sends back (iterations as in
+// write_latency_end).
+void send_latency_end(const Setup &s, Side &self, bool client, std::vector<double> &t,
+                      uint64_t size, uint64_t iters, const std::atomic<bool> &abort) {
+    self.defer_reposts = true;  // kLatencyReceiveDepth: room for a few
+    for (uint64_t i = 0; client ? s.more(i, iters) : i < iters; ++i) {
+        if (client) {
+            t.resize(i + 2);
+            t[i] = now();
+        } else {
+            wait_own(self, abort, "the server waits for the client's send",
+                     [&] { return self.received > i; });
+        }
+        post(s, self, 0, size, true);
+        // After the post, as in write_latency_end: the receive just taken is
+        // reposted and this send's CQE retired while the peer answers, not
+        // between a receive and the answer.
+        self.repost_owed();
+        wait_own(self, abort, "waiting for send-queue room",
+                 [&] { return self.in_flight(0) < s.tx_depth; });
+        if (client)
+            wait_own(self, abort, "the client waits for the server's send",
+                     [&] { return self.received > i; });
+    }
+    self.repost_owed();
+    if (client) t.back() = now();
+    wait_own(self, abort, "waiting for the last completions", [&] { return self.idle(); });
+    self.defer_reposts = false;
+}
+
+// ib_send_lat with an end per thread.
 std::vector<double> send_latency_per_thread(const Setup &s, Side &c, Side &srv, uint64_t size,
                                             uint64_t iters) {
-    std::vector<double> t(iters + 1);
-    c.defer_reposts = srv.defer_reposts = true;  // kLatencyReceiveDepth: room for a few
-    auto end = [&](Side &self, bool client) {
-        return [&self, client, &s, &t, size, iters](const std::atomic<bool> &abort) {
-            for (uint64_t i = 0; i < iters; ++i) {
-                if (client)
-                    t[i] = now();
-                else
-                    wait_own(self, abort, "the server waits for the client's send",
-                             [&] { return self.received > i; });
-                post(s, self, 0, size, true);
-                // After the post, as in write_latency_per_thread: the receive just
-                // taken is reposted and this send's CQE retired while the peer
-                // answers, not between a receive and the answer.
-                self.repost_owed();
-                wait_own(self, abort, "waiting for send-queue room",
-                         [&] { return self.in_flight(0) < s.tx_depth; });
-                if (client)
-                    wait_own(self, abort, "the client waits for the server's send",
-                             [&] { return self.received > i; });
-            }
-            self.repost_owed();
-            if (client) t[iters] = now();
-            wait_own(self, abort, "waiting for the last completions", [&] { return self.idle(); });
-        };
-    };
-    run_both_ends(end(c, true), end(srv, false));
-    c.defer_reposts = srv.defer_reposts = false;
+    std::vector<double> t(1), unused;
+    run_both_ends(
+        [&](const std::atomic<bool> &abort) {
+            send_latency_end(s, c, true, t, size, iters, abort);
+        },
+        [&](const std::atomic<bool> &abort) {
+            send_latency_end(s, srv, false, unused, size, iters, abort);
+        });
     return t;
 }
 
 // ib_read_lat: one read at a time; its completion ends the iteration.
 std::vector<double> read_latency(const Setup &s, Side &c, uint64_t size, uint64_t iters) {
-    std::vector<double> t(iters + 1);
+    std::vector<double> t(1);
     const bool model = s.model_clock();
     t[0] = c.stamp();
-    for (uint64_t i = 0; i < iters; ++i) {
+    for (uint64_t i = 0; s.more(i, iters); ++i) {
+        t.resize(i + 2);
         if (!model) t[i] = now();
         post(s, c, 0, size, true);
         settle(c);
         if (model) t[i + 1] = c.last_initiator;
     }
-    if (!model) t[iters] = now();
+    if (!model) t.back() = now();
     return t;
 }
 
-LatencyRow run_latency(const Setup &s, Side &c, Side &srv, uint64_t size, uint64_t iters) {
+// One size's latency run. `srv` is null when the server is another process
+// (the client's half only). `unsorted` receives the per-iteration latencies
+// (usec, one way for send and write) in iteration order, for -H and -U.
+LatencyRow run_latency(const Setup &s, Side &c, Side *srv, uint64_t size, uint64_t iters,
+                       std::vector<double> &unsorted) {
     std::vector<double> t;
+    const std::atomic<bool> no_abort{false};
     switch (s.options.verb) {
         case Verb::kWrite:
-            t = s.end_per_thread() ? write_latency_per_thread(s, c, srv, size, iters)
-                                   : write_latency(s, c, srv, size, iters);
+            if (srv == nullptr) {
+                t.resize(1);
+                *(c.ep.buffer() + s.target() + size - 1) = 0;
+                write_latency_end(s, c, true, t, size, iters, no_abort);
+            } else {
+                t = s.end_per_thread() ? write_latency_per_thread(s, c, *srv, size, iters)
+                                       : write_latency(s, c, *srv, size, iters);
+            }
             break;
         case Verb::kSend:
-            c.receive_expected = srv.receive_expected = size;
-            c.received = srv.received = 0;
-            t = s.end_per_thread() ? send_latency_per_thread(s, c, srv, size, iters)
-                                   : send_latency(s, c, srv, size, iters);
+            c.receive_expected = size;
+            c.received = 0;
+            if (srv == nullptr) {
+                t.resize(1);
+                send_latency_end(s, c, true, t, size, iters, no_abort);
+            } else {
+                srv->receive_expected = size;
+                srv->received = 0;
+                t = s.end_per_thread() ? send_latency_per_thread(s, c, *srv, size, iters)
+                                       : send_latency(s, c, *srv, size, iters);
+            }
             break;
         case Verb::kRead:
             t = read_latency(s, c, size, iters);
             break;
     }
-    std::vector<double> samples(iters);
-    for (uint64_t i = 0; i < iters; ++i)
-        samples[i] = (t[i + 1] - t[i]) * 1e6;
     // A send or write iteration is a round trip, reported one way; a read is
     // reported whole (perftest's rtt_factor).
-    return latency_row(size, samples, s.options.verb == Verb::kRead ? 1.0 : 2.0);
+    const double divisor = s.options.verb == Verb::kRead ? 1.0 : 2.0;
+    std::vector<double> samples(t.size() - 1);
+    unsorted.resize(samples.size());
+    for (size_t i = 0; i < samples.size(); ++i) {
+        samples[i] = (t[i + 1] - t[i]) * 1e6;
+        unsorted[i] = samples[i] / divisor;
+    }
+    return latency_row(size, samples, divisor);
 }
 
 // ---------------------------------------------------------------------------
 // Bandwidth: per QP a window of tx_depth requests in flight, posted in lists
 // of post_list (one doorbell each); every cq_moderation-th request of a QP
 // (and its last) is signaled, the others are retired by the next completion.
-// `iters` requests per QP, as perftest counts -n.
+// `iters` requests per QP, as perftest counts -n; with -D, requests until the
+// deadline and one signaled request more per QP. `srv` is null when the
+// server is another process (it reposts its own receives).
 // ---------------------------------------------------------------------------
-BandwidthRow run_bandwidth(const Setup &s, Side &c, Side &srv, uint64_t size, uint64_t iters) {
+BandwidthRow run_bandwidth(const Setup &s, Side &c, Side *srv, uint64_t size, uint64_t iters) {
     const size_t qp_count = c.qps.size();
-    const uint64_t total = iters * qp_count;
-    std::vector<double> posted_at(total), completed_at(total);
-    // This run's requests are first .. first + total - 1 (sequence numbers).
+    const bool timed = s.options.duration != 0;
+    std::vector<uint64_t> target(qp_count, timed ? UINT64_MAX : iters);
+    std::vector<double> posted_at, completed_at;
+    if (!timed) {
+        posted_at.reserve(iters * qp_count);
+        completed_at.reserve(iters * qp_count);
+    }
+    // This run's requests are first .. c.next_sequence - 1 (sequence numbers).
     const uint64_t first = c.next_sequence;
     c.completed_at = &completed_at;
     c.stamp_base = first;
     for (QpState &q : c.qps)
         q.posted = 0;
-    if (s.options.verb == Verb::kSend) {
-        srv.receive_expected = size;
-        srv.received = 0;
+    const bool server_here = srv != nullptr && s.options.verb == Verb::kSend;
+    if (server_here) {
+        srv->receive_expected = size;
+        srv->received = 0;
     }
     const uint64_t post_list = s.options.post_list;
     Wait wait("waiting for bandwidth completions");
     for (;;) {
         bool progressed = false;
         bool all_posted = true;
+        const bool past_deadline = timed && now() >= s.deadline;
         for (size_t qp = 0; qp < qp_count; ++qp) {
             QpState &q = c.qps[qp];
-            if (q.posted == iters) continue;
+            if (past_deadline && target[qp] == UINT64_MAX) target[qp] = q.posted + 1;
+            if (q.posted == target[qp]) continue;
             all_posted = false;
-            const uint64_t batch = std::min(post_list, iters - q.posted);
+            const uint64_t batch = std::min(post_list, target[qp] - q.posted);
             if (q.in_flight.size() + batch > s.tx_depth) continue;
             for (uint64_t b = 0; b < batch; ++b) {
                 const uint64_t k = q.posted;  // this QP's request number in the run
-                const bool signaled = (k + 1) % s.cq_moderation == 0 || k + 1 == iters;
-                posted_at[c.next_sequence - first] = c.stamp();
+                const bool signaled = (k + 1) % s.cq_moderation == 0 || k + 1 == target[qp];
+                const uint64_t index = c.next_sequence - first;
+                posted_at.resize(index + 1);
+                completed_at.resize(index + 1);
+                posted_at[index] = c.stamp();
                 post(s, c, qp, size, signaled, b + 1 < batch);
             }
             progressed = true;
             // Sends consume the server's receives: let it repost before they run out.
-            if (s.options.verb == Verb::kSend && (c.next_sequence - first) % 64 < batch) srv.reap();
+            if (server_here && (c.next_sequence - first) % 64 < batch) srv->reap();
         }
         if (c.reap() != 0) progressed = true;
-        if (s.options.verb == Verb::kSend && srv.reap() != 0) progressed = true;
+        if (server_here && srv->reap() != 0) progressed = true;
         if (all_posted && c.idle()) break;
-        if (!progressed) wait.idle();
+        if (!progressed) c.await(wait);
     }
     c.completed_at = nullptr;
-    if (s.options.verb == Verb::kSend) {
+    const uint64_t total = c.next_sequence - first;
+    if (server_here) {
         Wait server_wait("the server waits for the last receives");
-        while (srv.received < total) {
-            if (srv.reap() == 0) server_wait.idle();
+        while (srv->received < total) {
+            if (srv->reap() == 0) srv->await(server_wait);
         }
     }
     BandwidthRow row = bandwidth_row(size, posted_at, completed_at, s.options.report_gbits);
-    row.iterations = iters;  // perftest reports -n, the requests of each QP
+    if (s.options.no_peak) row.bw_peak = 0;  // -N: perftest prints 0.00
+    row.iterations = total / qp_count;       // perftest reports -n, the requests of each QP
     return row;
 }
 
@@ -689,6 +794,8 @@ std::string test_title(const Setup &s) {
                        s.options.mode == Mode::kLatency ? "Latency" : "BW");
 }
 
+// `client` is this process's end in two processes (then `server` is the same
+// Endpoint): the addresses are its own and its peer's.
 void print_banner(const Setup &s, const Endpoint &client, const Endpoint &server) {
     const NDK_ADAPTER_INFO &info = client.info();
     std::string out;
@@ -702,10 +809,15 @@ void print_banner(const Setup &s, const Endpoint &client, const Endpoint &server
     out += fmt::format(" Number of qps   : {}\t\tTransport type : {}\n", s.options.qp_count,
                        technology_name(info.RdmaTechnology));
     out += " Connection type : RC\t\tUsing SRQ      : OFF\n";
-    out += fmt::format(" NDK version     : {}.{}\t\tProcess        : both ends, {}\n",
-                       info.Version.Major, info.Version.Minor,
-                       s.end_per_thread() ? "a thread each" : "one thread");
+    out += fmt::format(" NDK version     : {}.{}\t\tProcess        : {}\n", info.Version.Major,
+                       info.Version.Minor,
+                       s.options.role == Role::kServer   ? "server end (the client reports)"
+                       : s.options.role == Role::kClient ? "client end"
+                       : s.end_per_thread()              ? "both ends, a thread each"
+                                                         : "both ends, one thread");
     out += fmt::format(" TX depth        : {}\n", s.tx_depth);
+    if (s.options.duration != 0)
+        out += fmt::format(" Duration        : {}[sec]\n", s.options.duration);
     if (s.options.mode == Mode::kBandwidth)
         out += fmt::format(" CQ Moderation   : {}\n", s.cq_moderation);
     if (s.options.post_list > 1) out += fmt::format(" Post List       : {}\n", s.options.post_list);
@@ -717,6 +829,7 @@ void print_banner(const Setup &s, const Endpoint &client, const Endpoint &server
                                                          server.info().MaxInboundReadLimit)));
     out += fmt::format(" Max inline data : {}[B]\n", s.inline_size);
     out += " Data ex. method : NDK private data\n";
+    if (s.options.events) out += " CQ events       : ON (sleeps on CQ notifications)\n";
     if (s.model_clock())
         out += fmt::format(" Clock           : model (profile {}, time mode {})\n",
                            client.adapter().profile, time_mode_name(client));
@@ -821,27 +934,64 @@ void check_usage(const PerfOptions &o, uint32_t tx_depth) {
         throw UsageError(
             "--profile works in embedded mode only: with SOFTNDK_MODE=daemon, set the daemon's "
             "profile in its config (SOFTNDK_CONFIG of `softndk rnic`)");
+    if (o.duration != 0 && o.all_sizes)
+        throw UsageError("-D/--duration runs one size: it does not go with -a (as perftest)");
+    if (o.duration != 0 && o.clock == ClockSource::kModel)
+        throw UsageError("-D/--duration is wall-clock seconds: it does not go with --clock model");
+    if (o.events && latency && o.verb == Verb::kWrite)
+        throw UsageError(
+            "-e/--events: write latency polls the buffer, not the CQ (as perftest's "
+            "ib_write_lat), so there is no CQ event to sleep on");
+    if (o.events && o.clock == ClockSource::kModel)
+        throw UsageError("-e/--events does not go with --clock model");
+    if (o.role != Role::kBoth && o.clock == ClockSource::kModel)
+        throw UsageError(
+            "--clock model needs both ends in one process (one consumer clock): run "
+            "`softndk perf` without a server address");
+    if (o.role != Role::kBoth && !o.server_device.empty())
+        throw UsageError(
+            "--server-dev chooses the server end of a one-process run; in two "
+            "processes each end chooses its own adapter with -d");
 }
 
-// --profile: perf's own two adapters, back to back like perftest's two hosts.
-void configure_adapters(const PerfOptions &o) {
+// The tool sets up its own adapters (EmbeddedRegistry::configure) with --profile,
+// and, embedded without SOFTNDK_CONFIG, for the two-process form and for -m/-u:
+// then -m and -u change those adapters (SoftNDK sets the path MTU and the ACK
+// timeout per adapter, not per QP).
+bool own_adapters(const PerfOptions &o) {
+    if (!o.profile.empty()) return true;
+    const char *config = std::getenv("SOFTNDK_CONFIG");
+    if (daemon_mode() || (config != nullptr && *config != '\0')) return false;
+    return o.role != Role::kBoth || o.mtu != 0 || o.qp_timeout >= 0;
+}
+
+struct OwnAdapter {
+    unsigned if_index;
+    const char *alias;
+    std::vector<const char *> addresses;
+};
+
+// Sets up `adapters` with --profile's profile (default roce-default), --set,
+// --time, -m and -u.
+void configure_adapters(const PerfOptions &o, const std::vector<OwnAdapter> &adapters) {
     std::optional<emu::Profile> profile;
     std::string error;
-    if (emu::is_profile_path(o.profile)) {
+    const std::string name = o.profile.empty() ? "roce-default" : o.profile;
+    if (emu::is_profile_path(name)) {
         emu::Profile loaded;
-        if (!emu::load_profile_file(o.profile, loaded, error)) throw UsageError(error);
+        if (!emu::load_profile_file(name, loaded, error)) throw UsageError(error);
         profile = std::move(loaded);
     } else {
-        profile = emu::find_profile(o.profile);
+        profile = emu::find_profile(name);
     }
     if (!profile) {
         std::string names;
-        for (const std::string_view name : emu::profile_names())
-            names += fmt::format("{}{}", names.empty() ? "" : ", ", name);
+        for (const std::string_view n : emu::profile_names())
+            names += fmt::format("{}{}", names.empty() ? "" : ", ", n);
         throw UsageError(
             fmt::format("unknown profile '{}'; the profiles are: {} (or a file: "
                         "path/to/profile.ini)",
-                        o.profile, names));
+                        name, names));
     }
     // --set KEY=VALUE: a [timing] or [transport] key of the profile, as in its file.
     for (const std::string &setting : o.settings) {
@@ -859,28 +1009,224 @@ void configure_adapters(const PerfOptions &o) {
                             setting, key));
         if (!*set) throw UsageError(fmt::format("--set {}: {}", setting, error));
     }
+    if (o.mtu != 0) profile->limits.path_mtu = o.mtu;
+    if (o.qp_timeout >= 0) profile->transport.ack_timeout = static_cast<uint8_t>(o.qp_timeout);
     hw::TimeMode time_mode = hw::TimeMode::kFunctional;
     if (!o.time_mode.empty()) {
         const std::optional<hw::TimeMode> parsed = emu::parse_time_mode(o.time_mode);
         if (!parsed) throw UsageError(fmt::format("unknown time mode '{}'", o.time_mode));
         time_mode = *parsed;
+    } else if (o.profile.empty() && !emu::time_mode_from_environment(time_mode, error)) {
+        throw UsageError(error);
     }
     std::vector<emu::AdapterConfig> configs;
-    for (const auto &[if_index, alias, address] :
-         {std::tuple{1u, "rnic0", "127.0.0.1"}, std::tuple{2u, "rnic1", "127.0.0.2"}}) {
+    for (const OwnAdapter &a : adapters) {
         emu::AdapterConfig config;
-        config.if_index = if_index;
-        config.alias = alias;
-        wire::IpAddr ip{};
-        if (!emu::parse_ip(address, ip))
-            throw std::runtime_error(fmt::format("bad address {}", address));
-        config.addresses.push_back(ip);
+        config.if_index = a.if_index;
+        config.alias = a.alias;
+        for (const char *address : a.addresses) {
+            wire::IpAddr ip{};
+            if (!emu::parse_ip(address, ip))
+                throw std::runtime_error(fmt::format("bad address {}", address));
+            config.addresses.push_back(ip);
+        }
         config.profile = *profile;
         config.time_mode = time_mode;
         configs.push_back(std::move(config));
     }
     if (!emu::EmbeddedRegistry::instance().configure(std::move(configs), error))
         throw std::runtime_error(fmt::format("cannot set up the adapters: {}", error));
+}
+
+// The client's HOST argument with the ND port; a UsageError if it is not an
+// IPv4 or IPv6 address (names are not resolved: the adapters own addresses).
+sockaddr_storage server_address(const std::string &host, uint16_t port) {
+    sockaddr_storage a{};
+    auto &v4 = reinterpret_cast<sockaddr_in &>(a);
+    auto &v6 = reinterpret_cast<sockaddr_in6 &>(a);
+    if (inet_pton(AF_INET, host.c_str(), &v4.sin_addr) == 1) {
+        v4.sin_family = AF_INET;
+        v4.sin_port = htons(port);
+    } else if (inet_pton(AF_INET6, host.c_str(), &v6.sin6_addr) == 1) {
+        v6.sin6_family = AF_INET6;
+        v6.sin6_port = htons(port);
+    } else {
+        throw UsageError(fmt::format(
+            "'{}' is not an IPv4 or IPv6 address (the server's adapter address, e.g. 127.0.0.1)",
+            host));
+    }
+    return a;
+}
+
+// What both processes must agree on, in BufferInfo::test.
+uint32_t test_code(const PerfOptions &o) {
+    return static_cast<uint32_t>(o.verb) | (o.mode == Mode::kLatency ? 4u : 0u) |
+           (o.all_sizes ? 8u : 0u) | (o.duration != 0 ? 16u : 0u);
+}
+
+std::string test_text(uint32_t code, uint64_t size, uint64_t iterations, uint32_t qps) {
+    const auto verb = static_cast<Verb>(code & 3);
+    return fmt::format("ib_{}_{}{}{} -n {} -q {}", verb_name(verb), (code & 4) ? "lat" : "bw",
+                       (code & 8) ? " -a" : fmt::format(" -s {}", size), (code & 16) ? " -D" : "",
+                       iterations, qps);
+}
+
+// Both processes run the same test, as perftest requires of its two.
+void check_peer_test(const Endpoint &own, const char *peer) {
+    const BufferInfo mine = own.buffer_info();
+    const BufferInfo &theirs = own.peer_buffer();
+    if (mine.test == theirs.test && mine.max_size == theirs.max_size &&
+        mine.iterations == theirs.iterations && mine.qp_count == theirs.qp_count)
+        return;
+    throw std::runtime_error(
+        fmt::format("the {} runs {}, this end {}: start both with the same test and options", peer,
+                    test_text(theirs.test, theirs.max_size, theirs.iterations, theirs.qp_count),
+                    test_text(mine.test, mine.max_size, mine.iterations, mine.qp_count)));
+}
+
+// Two processes: the client writes its rows into the server's buffer at
+// Setup::report_offset() before it disconnects; the server prints them.
+constexpr uint32_t kReportMagic = 0x54505253;  // "SRPT"
+constexpr size_t kReportBytes = 64 * 1024;
+struct ReportHeader {
+    uint32_t magic;
+    uint32_t length;  // of the text after the header
+};
+
+// The rows a run printed (table rows and JSON objects), and where they go.
+class Output {
+  public:
+    explicit Output(const PerfOptions &o) : o_(o) {}
+
+    bool table() const { return !o_.json; }
+    bool json() const { return o_.json || !o_.json_file.empty(); }
+
+    void header(const Setup &s, const Endpoint &client, const Endpoint &server) {
+        if (table()) print_banner(s, client, server);
+        if (json()) json_ = json_header(s, client, server);
+    }
+    void row(const std::string &table_row, const std::string &json_object) {
+        if (table()) {
+            std::printf("%s\n", table_row.c_str());
+            std::fflush(stdout);
+        }
+        json_ += fmt::format("{}\n    {}", rows_ == 0 ? "" : ",", json_object);
+        report_ += fmt::format("T{}\nJ{}\n", table_row, json_object);
+        ++rows_;
+    }
+    // -H / -U: every sample after its row, perftest's "#, usec" listing.
+    void samples(std::vector<double> unsorted) {
+        if (!table() || (!o_.histogram && !o_.unsorted)) return;
+        if (!o_.unsorted) std::sort(unsorted.begin(), unsorted.end());
+        std::string out = "#, usec\n";
+        for (size_t i = 0; i < unsorted.size(); ++i)
+            out += fmt::format("{}, {:.3f}\n", i + 1, unsorted[i]);
+        std::fputs(out.c_str(), stdout);
+    }
+    // The rows in the report's text form (T row / J object lines).
+    const std::string &report() const { return report_; }
+    void replay(const std::string &report) {
+        size_t at = 0;
+        std::string table_row;
+        while (at < report.size()) {
+            const size_t end = report.find('\n', at);
+            const std::string line = report.substr(at, end - at);
+            at = end == std::string::npos ? report.size() : end + 1;
+            if (line.empty()) continue;
+            if (line[0] == 'T') table_row = line.substr(1);
+            if (line[0] == 'J') row(table_row, line.substr(1));
+        }
+    }
+    void finish() {
+        const std::string document = json_ + "\n  ]\n}\n";
+        if (table()) std::printf("%s\n", kRule);
+        if (o_.json) std::fputs(document.c_str(), stdout);
+        if (!o_.json_file.empty()) {
+            std::FILE *f = std::fopen(o_.json_file.c_str(), "w");
+            if (f == nullptr || std::fputs(document.c_str(), f) < 0 || std::fclose(f) != 0)
+                throw std::runtime_error(fmt::format("cannot write {}", o_.json_file));
+        }
+        std::fflush(stdout);
+    }
+
+  private:
+    const PerfOptions &o_;
+    std::string json_, report_;
+    size_t rows_ = 0;
+};
+
+// The client's last act: its rows into the server's report area, one RDMA write
+// on the first QP, completed (so placed) before the disconnect that follows.
+void send_report(const Setup &s, Side &c, const std::string &text) {
+    const size_t length = std::min(text.size(), kReportBytes - sizeof(ReportHeader));
+    if (length < text.size()) log().warn("the report to the server is cut at {} bytes", length);
+    uint8_t *at = c.ep.buffer() + s.report_offset();
+    const ReportHeader header{kReportMagic, static_cast<uint32_t>(length)};
+    std::memcpy(at, &header, sizeof header);
+    std::memcpy(at + sizeof header, text.data(), length);
+    const uint64_t sequence = c.next_sequence++;
+    const BufferInfo &peer = c.ep.peer_buffer();
+    c.check_post(c.ep.post_write(0, context(sequence, 0, kInitiator), s.report_offset(),
+                                 static_cast<ULONG>(sizeof header + length),
+                                 peer.address + s.report_offset(), peer.token, 0),
+                 "NdkWrite (report)");
+    c.posted(0, sequence);
+    settle(c);
+}
+
+// The server's half of a two-process run: answers the client's pings (send and
+// write latency, iteration for iteration), or only keeps its receives posted
+// (send bandwidth), until the client disconnects; then prints the client's rows.
+void serve(const Setup &s, Side &srv, const std::vector<uint64_t> &sizes, Output &out) {
+    const std::atomic<bool> no_abort{false};
+    std::vector<double> unused(1);
+    try {
+        if (s.options.mode == Mode::kLatency && s.options.verb != Verb::kRead) {
+            for (const uint64_t size : sizes) {
+                const uint64_t iters =
+                    s.options.duration != 0 ? UINT64_MAX : iterations_for(s, size);
+                if (s.options.verb == Verb::kWrite) {
+                    write_latency_end(s, srv, false, unused, size, iters, no_abort);
+                } else {
+                    srv.receive_expected = size;
+                    srv.received = 0;
+                    send_latency_end(s, srv, false, unused, size, iters, no_abort);
+                }
+            }
+        }
+        srv.receive_expected = Side::kAnySize;
+        // Until the client disconnects, however long it runs (-D, -a: no stall
+        // check). Send bandwidth: the server reposts receives as fast as the client's
+        // sends consume them, polling busily as perftest's server does (or sleeping
+        // on CQ events with -e); otherwise there is nothing to do but wait.
+        const bool receiving = s.options.verb == Verb::kSend;
+        for (uint64_t idle = 0;;) {
+            if (srv.reap() != 0) {
+                idle = 0;
+                continue;
+            }
+            if (srv.ep.peer_disconnected()) break;
+            if (s.options.events) {
+                srv.ep.arm_cq();
+                if (srv.reap() == 0) Endpoint::wait_cq_event(10);
+            } else if (!receiving) {
+                std::this_thread::sleep_for(std::chrono::microseconds(200));
+            } else if (++idle % 256 == 0) {
+                std::this_thread::yield();
+            }
+        }
+    } catch (const PeerGone &) {
+    } catch (const std::exception &e) {
+        // A disconnect flushes what the server still had posted; that is the end.
+        if (!srv.ep.peer_disconnected()) throw;
+        log().debug("server: {} after the client disconnected", e.what());
+    }
+    const uint8_t *at = srv.ep.buffer() + s.report_offset();
+    ReportHeader header{};
+    std::memcpy(&header, at, sizeof header);
+    if (header.magic != kReportMagic || header.length > kReportBytes - sizeof header)
+        throw std::runtime_error("the client disconnected without its report");
+    out.replay(std::string(reinterpret_cast<const char *>(at + sizeof header), header.length));
 }
 
 }  // namespace
@@ -893,6 +1239,13 @@ int run_perf(const PerfOptions &options) {
                  : latency             ? kDefaultLatencyTxDepth
                                        : kDefaultBandwidthTxDepth;
     check_usage(options, s.tx_depth);
+    if (options.connection != "RC")
+        throw std::runtime_error(
+            fmt::format("-c {}: NDK offers reliable connections (RC) only; {} is not supported",
+                        options.connection, options.connection));
+    const Role role = options.role;
+    std::optional<sockaddr_storage> target;
+    if (role == Role::kClient) target = server_address(options.host, options.port);
     // Every request of a QP is retired by a later signaled one: with lists of
     // post_list, a QP may stop with as few as tx_depth - post_list + 1 in
     // flight, and those must include a signaled request.
@@ -906,13 +1259,45 @@ int run_perf(const PerfOptions &options) {
         s.inline_size = kDefaultInlineSend;
     if (options.verb == Verb::kRead) s.inline_size = 0;  // reads carry no payload out
 
-    if (!options.profile.empty()) configure_adapters(options);
-    const softndk_adapter client_adapter =
-        find_adapter(options.device.empty() && !options.profile.empty() ? "rnic0" : options.device);
-    const std::string server_device =
-        options.server_device.empty() && !options.profile.empty() ? "rnic1" : options.server_device;
+    // The adapters. Two processes, embedded: adapters in different processes
+    // meet over RoCEv2/UDP (SOFTNDK_FABRIC=udp unless set), and a client whose
+    // target is its own default address (127.0.0.1, where the server listens)
+    // takes 127.0.0.2, another loopback address (docs/tools.md).
+    const bool own = own_adapters(options);
+    if (!own && options.qp_timeout >= 0)
+        throw UsageError(
+            "-u/--qp-timeout changes the ACK timeout of adapters perf sets up itself (embedded, "
+            "without SOFTNDK_CONFIG); otherwise set ack_timeout in the adapter's section of "
+            "SOFTNDK_CONFIG");
+    std::string client_name = options.device, server_name = options.server_device;
+    if (role != Role::kBoth && !daemon_mode() && std::getenv("SOFTNDK_FABRIC") == nullptr)
+        setenv("SOFTNDK_FABRIC", "udp", 0);
+    if (own) {
+        if (role == Role::kBoth && !options.profile.empty()) {
+            configure_adapters(options, {{1, "rnic0", {"127.0.0.1"}}, {2, "rnic1", {"127.0.0.2"}}});
+            if (client_name.empty()) client_name = "rnic0";
+            if (server_name.empty()) server_name = "rnic1";
+        } else if (role == Role::kClient) {
+            char text[SOFTNDK_ADDRESS_STRING_SIZE];
+            softndk_address_string(reinterpret_cast<const sockaddr *>(&*target), text, sizeof text);
+            const bool own_default =
+                std::string_view(text) == "127.0.0.1" || std::string_view(text) == "::1";
+            configure_adapters(options, {{1, "rnic0", {own_default ? "127.0.0.2" : "127.0.0.1"}}});
+        } else {
+            configure_adapters(options, {{1, "rnic0", {"127.0.0.1", "::1"}}});
+        }
+    }
+    const softndk_adapter client_adapter = find_adapter(client_name);
     const softndk_adapter server_adapter =
-        server_device.empty() ? client_adapter : find_adapter(server_device);
+        server_name.empty() || role != Role::kBoth ? client_adapter : find_adapter(server_name);
+    if (options.mtu != 0 && !own) {
+        for (const softndk_adapter *a : {&client_adapter, &server_adapter})
+            if (a->path_mtu != options.mtu)
+                throw std::runtime_error(fmt::format(
+                    "-m {}: adapter {} has path MTU {}; SoftNDK sets it per adapter (path_mtu in "
+                    "SOFTNDK_CONFIG, or the daemon's config)",
+                    options.mtu, a->alias, a->path_mtu));
+    }
 
     WskClient wsk;
     // Limits first (a throwaway open), so the buffers can be sized for them.
@@ -961,7 +1346,73 @@ int run_perf(const PerfOptions &options) {
     eo.initiator_depth = s.tx_depth;
     eo.receive_depth = s.receive_depth;
     eo.inline_bytes = s.inline_size;
-    eo.buffer_bytes = static_cast<size_t>(2 * s.max_size);
+    eo.buffer_bytes = static_cast<size_t>(2 * s.max_size) + (s.two_process() ? kReportBytes : 0);
+    s.embedded = !daemon_mode();
+    Output out(options);
+    const std::vector<uint64_t> sizes = sizes_to_run(s);
+    const uint64_t iterations = options.duration != 0 ? 0 : iterations_for(s, sizes.front());
+
+    if (role != Role::kBoth) {
+        // One end in this process; the other is another process.
+        Endpoint ep(wsk, client_adapter, eo);
+        ep.set_test(test_code(options), s.max_size, iterations);
+        Side side(ep, role == Role::kServer ? "server" : "client", false);
+        side.receive_offset = s.target();
+        side.receive_length = static_cast<ULONG>(s.max_size);
+        side.events = options.events;
+        side.remote_peer = true;
+        if (options.verb == Verb::kSend)
+            for (size_t qp = 0; qp < options.qp_count; ++qp)
+                side.post_receives(qp, s.receive_depth);
+        if (role == Role::kServer) {
+            const sockaddr_storage *own_address =
+                softndk_adapter_address(&client_adapter, AF_UNSPEC);
+            if (own_address == nullptr)
+                throw std::runtime_error(
+                    fmt::format("adapter {} has no address", client_adapter.alias));
+            sockaddr_storage listen_address = *own_address;
+            reinterpret_cast<sockaddr_in &>(listen_address).sin_port = htons(options.port);
+            if (listen_address.ss_family == AF_INET6)
+                reinterpret_cast<sockaddr_in6 &>(listen_address).sin6_port = htons(options.port);
+            if (out.table()) {
+                std::printf(
+                    "\n************************************\n"
+                    "* Waiting for client to connect... *\n"
+                    "************************************\n");
+                std::fflush(stdout);
+            }
+            ep.accept_all(listen_address, kReadLimit);
+            check_peer_test(ep, "client");
+            out.header(s, ep, ep);
+            serve(s, side, sizes, out);
+        } else {
+            constexpr int kConnectRetryMs = 10'000;
+            ep.connect_all(*target, kReadLimit, kConnectRetryMs);
+            check_peer_test(ep, "server");
+            out.header(s, ep, ep);
+            try {
+                for (const uint64_t size : sizes) {
+                    const uint64_t iters = iterations_for(s, size);
+                    s.deadline = now() + options.duration;
+                    if (latency) {
+                        std::vector<double> unsorted;
+                        const LatencyRow r = run_latency(s, side, nullptr, size, iters, unsorted);
+                        out.row(format_row(r), json_object(r));
+                        out.samples(std::move(unsorted));
+                    } else {
+                        const BandwidthRow r = run_bandwidth(s, side, nullptr, size, iters);
+                        out.row(format_row(r), json_object(r));
+                    }
+                }
+            } catch (const PeerGone &) {
+                throw std::runtime_error("the server disconnected before the test ended");
+            }
+            send_report(s, side, out.report());
+        }
+        out.finish();
+        return 0;  // ~Endpoint disconnects
+    }
+
     Endpoint client(wsk, client_adapter, eo);
     Endpoint server(wsk, server_adapter, eo);
     if (s.model_clock() && (client.model_time() == nullptr || server.model_time() == nullptr))
@@ -969,11 +1420,11 @@ int run_perf(const PerfOptions &options) {
             "--clock model: the provider does not offer SoftNDK's model-time extension on its "
             "CQs (NdkQueryExtension), so there is no model time to report");
     s.paced = client.model_time() != nullptr && client.time_mode() == SOFTNDK_TIME_MODE_PACED;
-    s.embedded = !daemon_mode();
     Side c(client, "client", s.model_clock()), srv(server, "server", s.model_clock());
     for (Side *side : {&c, &srv}) {
         side->receive_offset = s.target();
         side->receive_length = static_cast<ULONG>(s.max_size);
+        side->events = options.events;
     }
     // Receives before the connection: the first send may follow at once.
     if (options.verb == Verb::kSend) {
@@ -991,34 +1442,22 @@ int run_perf(const PerfOptions &options) {
 
     // Model seconds count from here (only differences are reported).
     if (s.model_clock()) Side::set_model_origin(client.model_now());
-    if (!options.json) print_banner(s, client, server);
-    std::string json = options.json ? json_header(s, client, server) : std::string();
-    bool first = true;
-    for (const uint64_t size : sizes_to_run(s)) {
+    out.header(s, client, server);
+    for (const uint64_t size : sizes) {
         const uint64_t iters = iterations_for(s, size);
-        std::string row, object;
+        s.deadline = now() + options.duration;
         if (latency) {
-            const LatencyRow r = run_latency(s, c, srv, size, iters);
-            row = format_row(r);
-            object = json_object(r);
+            std::vector<double> unsorted;
+            const LatencyRow r = run_latency(s, c, &srv, size, iters, unsorted);
+            out.row(format_row(r), json_object(r));
+            out.samples(std::move(unsorted));
         } else {
-            const BandwidthRow r = run_bandwidth(s, c, srv, size, iters);
-            row = format_row(r);
-            object = json_object(r);
-        }
-        if (options.json) {
-            json += fmt::format("{}\n    {}", first ? "" : ",", object);
-            first = false;
-        } else {
-            std::printf("%s\n", row.c_str());
-            std::fflush(stdout);
+            const BandwidthRow r = run_bandwidth(s, c, &srv, size, iters);
+            out.row(format_row(r), json_object(r));
         }
     }
     disconnect_pair(client, server);
-    if (options.json)
-        std::printf("%s\n  ]\n}\n", json.c_str());
-    else
-        std::printf("%s\n", kRule);
+    out.finish();
     return 0;
 }
 

@@ -1,5 +1,19 @@
 // perf.hpp - `softndk perf`: perftest's ib_{send,write,read}_{lat,bw} over the
-// embedded device, both ends of the connection in this process.
+// embedded device, both ends of the connection in this process; and `softndk
+// ib_write_bw [HOST]` (the six perftest names): one end per process, as perftest.
+//
+// Two processes (Role::kServer / kClient). The server listens on its adapter's
+// first address at the ND port and accepts -q connections; the client connects
+// (retrying for 10 s while nobody listens). The private data carries each end's
+// buffer and its test (verb, mode, sizes, -n, -D, -q): a mismatch fails both. The
+// client measures, as in one process but with its own end only; the server answers
+// latency pings (send and write; a read needs nothing from it) and reposts its
+// receives (send bandwidth). When done the client RDMA-writes its rows into the
+// server's buffer (past the two halves), waits for the write's completion and
+// disconnects; the server, seeing the disconnect, prints those rows. Embedded, the
+// two processes meet over RoCEv2/UDP: the tool sets SOFTNDK_FABRIC=udp unless it is
+// set, and without SOFTNDK_CONFIG sets up its own adapter (the server on 127.0.0.1
+// and ::1, a client aimed at 127.0.0.1 or ::1 on 127.0.0.2); docs/tools.md.
 //
 // Both ends are driven by ONE thread, as two cooperating state machines that
 // poll their CQs (and, for write latency, their buffers) in turn. In embedded
@@ -59,6 +73,10 @@
 namespace softndk::tool {
 
 enum class Verb { kSend, kWrite, kRead };
+// kBoth: both ends in this process (`softndk perf`). kServer / kClient: one end
+// each, in two processes, as perftest's two (`softndk ib_write_bw` waits for a
+// client; `softndk ib_write_bw HOST` is the client).
+enum class Role { kBoth, kServer, kClient };
 enum class Mode { kLatency, kBandwidth };
 enum class ClockSource { kWall, kModel };
 
@@ -85,6 +103,19 @@ struct PerfOptions {
     std::string profile;     // --profile: perf's own two adapters with this profile
     std::string time_mode;   // --time functional|paced: their time mode ("" = functional)
     std::vector<std::string> settings;  // --set KEY=VALUE: profile keys changed for this run
+
+    // perftest's flags beyond the above (docs/tools.md).
+    Role role = Role::kBoth;
+    std::string host;               // kClient: the server's address (IPv4 or IPv6 literal)
+    uint32_t mtu = 0;               // -m: 0 = the adapter's path MTU
+    bool events = false;            // -e: sleep on CQ events instead of polling the CQ
+    uint32_t duration = 0;          // -D seconds: run for this long instead of -n iterations
+    bool no_peak = false;           // -N: no BW peak (reported as 0)
+    std::string connection = "RC";  // -c: RC only (NDK has reliable connections only)
+    int qp_timeout = -1;            // -u: ACK timeout code (4.096 us << n); -1 = the adapter's
+    std::string json_file;          // --out_json / --out_json_file: JSON here, table on stdout
+    bool histogram = false;         // -H: every latency sample, sorted
+    bool unsorted = false;          // -U: every latency sample, in iteration order
 };
 
 // A usage error found after parsing (an unknown profile, an option that needs
@@ -100,9 +131,11 @@ class UsageError : public std::runtime_error {
 inline constexpr uint64_t kAutoIterationBytes = uint64_t{512} << 20;
 inline constexpr uint64_t kMinIterations = 16;
 
-// Runs the test and prints the report (stdout: banner and table, or JSON).
-// Returns 0. Throws UsageError for options that do not go together (before
-// anything is opened), std::runtime_error (NdkError) for a failure.
+// Runs the test (options.role: both ends, or one of two processes) and prints
+// the report (stdout: banner and table, or JSON with -j; --out_json_file also
+// writes the JSON there). Returns 0. Throws UsageError for options that do not go
+// together or a malformed HOST (before anything is opened), std::runtime_error
+// (NdkError) for a failure, including a peer that runs another test.
 int run_perf(const PerfOptions &options);
 
 }  // namespace softndk::tool
