@@ -1,5 +1,7 @@
 #include "daemon/daemon_client.hpp"
 
+#include <poll.h>
+#include <sys/eventfd.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/un.h>
@@ -97,6 +99,7 @@ std::unique_ptr<DaemonClient> DaemonClient::connect(const std::string &socket_pa
 }
 
 DaemonClient::~DaemonClient() {
+    stop_watching();
     if (control_.load(std::memory_order_acquire) != nullptr) {
         hw::ObjectRequest rq{};
         rq.header = {hw::CommandOpcode::kDetach, sizeof(rq), 0};
@@ -308,6 +311,46 @@ void *DaemonClient::map(const hw::MemoryHandle &handle) {
 
 void DaemonClient::unmap(void *address, size_t bytes) {
     if (address != nullptr && bytes != 0) ::munmap(address, bytes);
+}
+
+void DaemonClient::watch_removal(std::function<void()> on_removed) {
+    stop_watching();
+    if (!on_removed) return;
+    std::lock_guard lock(watch_mutex_);
+    watch_stop_ = UniqueFd(::eventfd(0, EFD_CLOEXEC));
+    if (!watch_stop_) {
+        logger(Component::kDevice).error("daemon watcher: eventfd: {}", std::strerror(errno));
+        return;
+    }
+    watcher_ = std::thread([socket = socket_.get(), stop = watch_stop_.get(),
+                            on_removed = std::move(on_removed)] {
+        // POLLRDHUP alone: data the daemon sends (responses) does not wake this poll, only
+        // its end closing does. POLLHUP and POLLERR are reported whatever was asked.
+        std::array<pollfd, 2> fds{pollfd{socket, POLLRDHUP, 0}, pollfd{stop, POLLIN, 0}};
+        for (;;) {
+            if (::poll(fds.data(), fds.size(), -1) < 0) {
+                if (errno == EINTR) continue;
+                logger(Component::kDevice).error("daemon watcher: poll: {}", std::strerror(errno));
+                return;
+            }
+            if (fds[1].revents != 0) return;  // stop_watching()
+            if ((fds[0].revents & (POLLRDHUP | POLLHUP | POLLERR)) != 0) break;
+        }
+        logger(Component::kDevice).error("the SoftNDK daemon closed the session: device removed");
+        on_removed();
+    });
+}
+
+void DaemonClient::stop_watching() {
+    std::lock_guard lock(watch_mutex_);
+    if (!watcher_.joinable()) return;
+    const uint64_t one = 1;
+    if (::write(watch_stop_.get(), &one, sizeof one) != sizeof one) {
+        logger(Component::kDevice)
+            .error("daemon watcher: cannot stop it: {}", std::strerror(errno));
+    }
+    watcher_.join();
+    watch_stop_ = UniqueFd();
 }
 
 void DaemonClient::ring() {
