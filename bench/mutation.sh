@@ -14,7 +14,8 @@
 #   tests: ctest regex                 the tests that must fail with the bug in place
 #   perl: s/.../.../                   a perl -0 substitution (may span lines)
 # A mutant that does not change its file is reported NOAPPLY (the code moved: fix the
-# mutant), and one whose build fails counts as killed (the compiler caught it).
+# mutant), and one whose build fails counts as killed, marked "by the compiler" (a
+# mutant should compile: one that only trips -Werror measures the warnings, not the tests).
 #
 # Before any mutant, the unmutated clone builds every target and passes every regex:
 # a test that fails without a bug would kill everything and mean nothing.
@@ -82,15 +83,16 @@ for m in "${mutants[@]}"; do
   fi
   total=$((total + 1))
   start=$(date +%s)
+  note=""
   if ! nice cmake --build "$build" --target "${targets[@]}" >/dev/null 2>&1; then
-    result=KILLED  # it does not even compile
+    result=KILLED note=", by the compiler"  # it does not even compile (-Werror included)
   elif run_tests "$regex"; then
     result=SURVIVED
   else
     result=KILLED
   fi
   [ "$result" = KILLED ] && killed=$((killed + 1))
-  printf "%-32s %-8s %s (%ss)\n" "$name" "$result" "$what" $(($(date +%s) - start))
+  printf "%-32s %-8s %s (%ss%s)\n" "$name" "$result" "$what" $(($(date +%s) - start)) "$note"
 done
 (cd "$src" && git checkout -q -- .)
 echo "score: $killed of $total mutants killed ($((all - total)) did not apply)"
