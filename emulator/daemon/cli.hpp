@@ -2,7 +2,7 @@
 // (tools/softndk) and the standalone softndk-rnic executable.
 //
 //   softndk rnic [--socket PATH] [--config FILE] [--adapter SPEC]... [--foreground]
-//                [--log-level LEVEL] [--spin-us N] [--trace FILE]
+//                [--log-level LEVEL] [--spin-us N] [--trace FILE] [--allow-group GROUP]
 //   softndk rnic --status [-j] [--socket PATH]
 //
 // Serves until SIGINT/SIGTERM, then detaches every client and removes the socket.
@@ -24,6 +24,7 @@ namespace softndk::emu::daemon {
 
 struct RnicCommandLine {
     std::string socket_path;
+    std::string allow_group;  // --allow-group: a name or gid also served ("" = none)
     std::string config_path;
     std::vector<std::string> adapter_specs;
     bool foreground = true;

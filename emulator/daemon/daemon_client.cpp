@@ -15,6 +15,7 @@
 
 #include "daemon/protocol.hpp"
 #include "daemon/registration_mirror.hpp"
+#include "daemon/socket_security.hpp"
 #include "device/log.hpp"
 #include "device/status.hpp"
 #include "softndk/wake.hpp"
@@ -53,6 +54,17 @@ UniqueFd connect_socket(const std::string &socket_path, std::string &error) {
     if (!s || ::connect(s.get(), reinterpret_cast<sockaddr *>(&address), sizeof(address)) != 0) {
         error = "SOFTNDK_MODE=daemon: cannot reach the SoftNDK daemon at " + socket_path + " (" +
                 std::strerror(errno) + "); start it with `softndk rnic` or set SOFTNDK_SOCKET";
+        return UniqueFd();
+    }
+    // Before a byte goes out (the registration memfd above all): is that our daemon?
+    uid_t uid = 0;
+    gid_t gid = 0;
+    pid_t pid = 0;
+    if (!peer_credentials(s.get(), uid, gid, pid, error)) return UniqueFd();
+    if (!daemon_trusted(uid, ::getuid())) {
+        error = "SOFTNDK_MODE=daemon: the process listening on " + socket_path + " (pid " +
+                std::to_string(pid) + ") runs as uid " + std::to_string(uid) + ", neither ours (" +
+                std::to_string(::getuid()) + ") nor root: not talking to it";
         return UniqueFd();
     }
     return s;
