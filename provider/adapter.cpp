@@ -23,6 +23,8 @@ std::optional<NDK_VERSION> negotiate_version(NDK_VERSION requested, NDK_VERSION 
 Adapter::Adapter() : Object(this, "adapter") {}
 
 Adapter::~Adapter() {
+    // First: no removal callback may run into a half-destroyed adapter.
+    if (client_) client_->watch_removal({});
     if (event_thread_.joinable()) {
         stop_.store(true, std::memory_order_release);
         wake_event_thread();
@@ -116,6 +118,11 @@ NTSTATUS Adapter::open(NDK_VERSION requested, uint32_t if_index, Adapter **out) 
             &kAdapterDispatch);
     Adapter *raw = a.get();
     a->event_thread_ = sim::Thread(a->name() + " events", [raw] { raw->event_loop(); });
+    a->client_->watch_removal([raw] {
+        raw->removed_.store(true, std::memory_order_release);
+        raw->removal_pending_.store(true, std::memory_order_release);
+        raw->wake_event_thread();
+    });
     log().info("{}: open, NDK {}.{} (interface {})", a->name(), a->version_.Major,
                a->version_.Minor, if_index);
     *out = a.release();

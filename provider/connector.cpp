@@ -218,6 +218,7 @@ NTSTATUS Connector::disconnect(NDK_FN_REQUEST_COMPLETION cb, void *ctx) {
     hw::ObjectRequest request{};
     {
         std::lock_guard lock(mutex_);
+        if (adapter()->removed()) return STATUS_DEVICE_REMOVED;
         if (state_ != State::kConnected) return STATUS_CONNECTION_INVALID;
         state_ = State::kDisconnecting;
         qp_->connected.store(false, std::memory_order_release);
@@ -324,6 +325,25 @@ void Connector::on_event(const hw::Eqe &eqe) {
         }
     }
     if (!disconnect_event.empty()) disconnect_event(kDisconnectReasonPeerRequest);
+}
+
+void Connector::device_removed() {
+    DisconnectNotify disconnect_event;
+    {
+        std::lock_guard lock(mutex_);
+        finish(connect_, STATUS_DEVICE_REMOVED);
+        finish(accept_, STATUS_DEVICE_REMOVED);
+        finish(complete_, STATUS_DEVICE_REMOVED);
+        finish(disconnect_, STATUS_DEVICE_REMOVED);
+        const bool was_connected = state_ == State::kConnected || state_ == State::kDisconnecting;
+        if (was_connected && !disconnect_event_.empty() && !disconnect_event_fired_ && !closing()) {
+            disconnect_event_fired_ = true;
+            disconnect_event = disconnect_event_;
+        }
+        if (qp_ != nullptr) qp_->connected.store(false, std::memory_order_release);
+        state_ = State::kDone;
+    }
+    if (!disconnect_event.empty()) disconnect_event(0);
 }
 
 void Connector::on_close() {

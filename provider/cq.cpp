@@ -119,6 +119,18 @@ void Cq::arm(ULONG type) {
         log().error("{}: NdkArmCq with unknown type {}", name(), type);
         return;
     }
+    if (adapter()->removed()) {
+        // No device will ever satisfy it: the removal is the catastrophic CQ error every
+        // arm type includes, so it fires at once (notify_removed, on the event thread).
+        const int previous = armed_.exchange(static_cast<int>(type), std::memory_order_acq_rel);
+        if (previous != -1) return;  // a notification for the earlier arm is on its way
+        hold();
+        adapter()->defer([this] {
+            notify_removed();
+            release();
+        });
+        return;
+    }
     {
         // The doorbell record moves on resize: store into the current one.
         std::lock_guard lock(poll_mutex_);
@@ -154,6 +166,47 @@ void Cq::notify(NTSTATUS status) {
         trace::callback_enter(adapter()->if_index(), number_, status, adapter()->clock().now());
     callback_(callback_context_, status);
     if (trace::on()) trace::callback_exit(adapter()->if_index(), number_, adapter()->clock().now());
+}
+
+void Cq::notify_removed() {
+    // exchange: an arm racing with the removal is notified once, not twice.
+    if (armed_.exchange(-1, std::memory_order_acq_rel) == -1 || closing()) return;
+    if (trace::on())
+        trace::callback_enter(adapter()->if_index(), number_, STATUS_INTERNAL_ERROR,
+                              adapter()->clock().now());
+    callback_(callback_context_, STATUS_INTERNAL_ERROR);
+    if (trace::on()) trace::callback_exit(adapter()->if_index(), number_, adapter()->clock().now());
+}
+
+template <class Result>
+ULONG Cq::flush_removed(Result *results, ULONG n, uint64_t *times) {
+    ULONG got = 0;
+    for (const auto &[number, qp] : qps_) {
+        while (got < n) {
+            void *request_context = nullptr;
+            NDK_OPERATION_TYPE type;
+            hw::WqeOpcode op;
+            if (qp->initiator_cq() == this && qp->retire_oldest_send(&request_context, &op)) {
+                type = operation_type(op);
+            } else if (qp->receive_cq() == this && qp->retire_oldest_receive(&request_context)) {
+                type = NdkOperationTypeReceive;
+            } else {
+                break;
+            }
+            if (times != nullptr) times[got] = adapter()->clock().now();
+            Result &r = results[got++];
+            r.Status = STATUS_CANCELLED;
+            r.BytesTransferred = 0;
+            r.QPContext = qp->context();
+            r.RequestContext = request_context;
+            if constexpr (std::is_same_v<Result, NDK_RESULT_EX>) {
+                r.Type = type;
+                r.ProviderErrorCode = static_cast<ULONG>(STATUS_DEVICE_REMOVED);
+                r.TypeSpecificCompletionOutput = 0;
+            }
+        }
+    }
+    return got;
 }
 
 template <class Result>
@@ -246,6 +299,10 @@ ULONG Cq::poll_ring(Result *results, ULONG n, uint64_t *times, uint64_t &held_un
                         static_cast<unsigned>(cqe.syndrome), cqe.vendor_syndrome);
     }
     if (took) ring_.publish_consumer();
+    // The device wrote its last CQE: what it left outstanding completes here, after
+    // everything it did complete (a CQE not due yet keeps its place before them).
+    if (got < n && !held_back_ && adapter()->removed())
+        got += flush_removed(results + got, n - got, times != nullptr ? times + got : nullptr);
     return got;
 }
 

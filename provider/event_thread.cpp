@@ -49,7 +49,9 @@ bool Adapter::poll_events() {
 void Adapter::event_loop() {
     Sleeper sleeper(control_->wake.host_sleeping);
     auto has_work = [this] {
-        if (stop_.load(std::memory_order_acquire) || work_pending_.load(std::memory_order_acquire))
+        if (stop_.load(std::memory_order_acquire) ||
+            work_pending_.load(std::memory_order_acquire) ||
+            removal_pending_.load(std::memory_order_acquire))
             return true;
         if (!peeked_) {
             hw::Eqe eqe;
@@ -58,7 +60,12 @@ void Adapter::event_loop() {
         return peeked_.has_value();
     };
     for (;;) {
-        bool did = run_work();
+        bool did = false;
+        if (removal_pending_.exchange(false, std::memory_order_acq_rel)) {
+            device_removed();
+            did = true;
+        }
+        did = run_work() || did;
         did = poll_events() || did;
         if (stop_.load(std::memory_order_acquire)) {
             if (!did) break;
@@ -68,6 +75,39 @@ void Adapter::event_loop() {
         // has none (and a periodic wake-up would keep simulated time running for ever).
         if (!did)
             sleeper.wait(has_work, sim::enabled() ? kWaitForever : std::chrono::milliseconds(200));
+    }
+}
+
+void Adapter::device_removed() {
+    log().error(
+        "{}: the device is gone (the SoftNDK daemon died or closed the session): pending "
+        "requests complete STATUS_CANCELLED, armed CQs are notified, connections are "
+        "disconnected, later calls fail STATUS_DEVICE_REMOVED",
+        name());
+    std::vector<Connector *> connectors;
+    std::vector<Cq *> cq_list;
+    {
+        std::lock_guard lock(route_mutex);
+        for (auto &[id, c] : connections) {
+            if (c->closing()) continue;
+            c->hold();
+            connectors.push_back(c);
+        }
+        for (auto &[id, cq] : cqs) {
+            if (cq->closing()) continue;
+            cq->hold();
+            cq_list.push_back(cq);
+        }
+    }
+    // Connections first: a consumer that learns of the disconnect and then polls its
+    // CQ finds every flushed request there.
+    for (Connector *c : connectors) {
+        c->device_removed();
+        c->release();
+    }
+    for (Cq *cq : cq_list) {
+        cq->notify_removed();
+        cq->release();
     }
 }
 

@@ -159,6 +159,17 @@ class Adapter : public Embedded<NDK_ADAPTER>, public Object {
         if (it != map.end() && it->second == object) map.erase(it);
     }
 
+    // Device removal (daemon mode: the daemon died or closed the session;
+    // DeviceClient::watch_removal tells us at once). From then on: every command fails
+    // STATUS_DEVICE_REMOVED (the client's doing), every post fails inline with it, a
+    // poll returns what the device wrote before it died and then one STATUS_CANCELLED
+    // completion per request still outstanding on the CQ's QPs (ProviderErrorCode
+    // STATUS_DEVICE_REMOVED), every armed CQ and every later arm is notified with
+    // STATUS_INTERNAL_ERROR (the catastrophic CQ error of ndkpi-api.md), and every
+    // connector's pending request completes STATUS_DEVICE_REMOVED and its disconnect
+    // callback runs. The event thread does the notifying (device_removed()).
+    bool removed() const { return removed_.load(std::memory_order_acquire); }
+
   private:
     Adapter();
     void on_last_release() override;
@@ -167,6 +178,7 @@ class Adapter : public Embedded<NDK_ADAPTER>, public Object {
     bool poll_events();
     void dispatch(const hw::Eqe &eqe);
     void wake_event_thread();
+    void device_removed();  // event thread: see removed()
 
     std::unique_ptr<DeviceClient> client_;
     NDK_VERSION version_{};
@@ -186,6 +198,8 @@ class Adapter : public Embedded<NDK_ADAPTER>, public Object {
     std::mutex work_mutex_;
     std::deque<std::function<void()>> work_;
     std::atomic<bool> work_pending_{false};
+    std::atomic<bool> removed_{false};
+    std::atomic<bool> removal_pending_{false};  // device_removed() not run yet
 
     std::mutex drained_mutex_;
     sim::ConditionVariable drained_cv_{"NdkCloseAdapter (objects still open)"};
@@ -236,6 +250,11 @@ class Cq : public Embedded<NDK_CQ>, public Object {
     // because it was not due (0: none).
     template <class Result>
     ULONG poll_ring(Result *results, ULONG n, uint64_t *times, uint64_t &held_until);
+    // After a device removal, with the ring drained: up to n results for the requests
+    // still outstanding on the bound QPs (sends, then receives, QP by QP), each
+    // STATUS_CANCELLED. Caller holds poll_mutex_.
+    template <class Result>
+    ULONG flush_removed(Result *results, ULONG n, uint64_t *times);
 
     // NdkResizeCq, synchronous (hw_interface.hpp kResizeCq for the contract). The
     // consumer serialises GetCqResults/ArmCq per CQ but not with ResizeCq
@@ -249,6 +268,9 @@ class Cq : public Embedded<NDK_CQ>, public Object {
     // Event thread: the device satisfied an arm (status SUCCESS) or reports a
     // CQ error (STATUS_BUFFER_OVERFLOW / STATUS_INTERNAL_ERROR).
     void notify(NTSTATUS status);
+    // Event thread, after a device removal (Adapter::removed): an armed CQ is notified
+    // STATUS_INTERNAL_ERROR, once per arm; an unarmed one is left alone.
+    void notify_removed();
 
   protected:
     void on_close() override;
@@ -323,6 +345,12 @@ class Qp : public Embedded<NDK_QP>, public Object {
     // false if no outstanding WQE has that index (CQE dropped).
     bool retire_send(uint16_t counter, void **request_context, hw::WqeOpcode *op);
     bool retire_receive(uint16_t counter, void **request_context);
+    // After a device removal (under the CQ's poll mutex): retire the oldest outstanding
+    // SQ WQE / RQ receive, which no CQE will ever report; false when there is none.
+    bool retire_oldest_send(void **request_context, hw::WqeOpcode *op);
+    bool retire_oldest_receive(void **request_context);
+    Cq *receive_cq() const { return receive_cq_; }
+    Cq *initiator_cq() const { return initiator_cq_; }
 
     std::atomic<bool> connected{false};
     std::atomic<Connector *> connector{nullptr};
@@ -571,6 +599,10 @@ class Connector : public Embedded<NDK_CONNECTOR>, public Object {
     void adopt_incoming(uint32_t connection, Listener *listener);
     // Event thread, holding this: one EQE about our connection.
     void on_event(const hw::Eqe &eqe);
+    // Event thread, holding this, after a device removal: every pending request
+    // completes STATUS_DEVICE_REMOVED; a connection that was up runs its disconnect
+    // callback (reason 0: no peer request, the local device is gone).
+    void device_removed();
 
   protected:
     void on_close() override;

@@ -177,6 +177,7 @@ NTSTATUS Qp::post_send(hw::WqeOpcode op, void *request_context, const NDK_SGE *s
         op == hw::WqeOpcode::kRdmaRead ? info.MaxReadRequestSge : limits_.initiator_sge;
     if (is_inline ? total > limits_.inline_bytes : n > max_sge)
         return fail_post(STATUS_INVALID_PARAMETER);
+    if (adapter()->removed()) return fail_post(STATUS_DEVICE_REMOVED);
     if (!connected.load(std::memory_order_acquire)) return fail_post(STATUS_CONNECTION_INVALID);
 
     const uint32_t segments =
@@ -282,6 +283,7 @@ NTSTATUS Qp::post_fast_register(void *request_context, Mr *mr, ULONG page_count,
         if ((access & kRemoteAccess) != 0 && !mr->fast_register_remote)
             return fail_post(STATUS_ACCESS_VIOLATION);
     }
+    if (adapter()->removed()) return fail_post(STATUS_DEVICE_REMOVED);
     if (!connected.load(std::memory_order_acquire)) return fail_post(STATUS_CONNECTION_INVALID);
     const uint32_t segments = 3 + (page_count + 1) / 2;
     if (segments > hw::kMaxWqeSegments) return fail_post(STATUS_INVALID_PARAMETER);
@@ -329,6 +331,7 @@ NTSTATUS Qp::post_bind(void *request_context, Mr *mr, Mw *mw, void *address, SIZ
         if ((access & hw::kAccessRemoteWrite) != 0 && (mr->access & hw::kAccessLocalWrite) == 0)
             return fail_post(STATUS_ACCESS_VIOLATION);
     }
+    if (adapter()->removed()) return fail_post(STATUS_DEVICE_REMOVED);
     if (!connected.load(std::memory_order_acquire)) return fail_post(STATUS_CONNECTION_INVALID);
     const uint32_t token = next_variant(mw->token());
     alignas(64) std::byte wqe[kMaxWqeBytes];
@@ -349,6 +352,7 @@ NTSTATUS Qp::post_bind(void *request_context, Mr *mr, Mw *mw, void *address, SIZ
 
 NTSTATUS Qp::post_invalidate(void *request_context, uint32_t token, ULONG flags) {
     if ((flags & ~kInvalidateFlags) != 0) return fail_post(STATUS_INVALID_PARAMETER);
+    if (adapter()->removed()) return fail_post(STATUS_DEVICE_REMOVED);
     if (!connected.load(std::memory_order_acquire)) return fail_post(STATUS_CONNECTION_INVALID);
     alignas(64) std::byte wqe[kMaxWqeBytes];
     return submit(hw::WqeOpcode::kLocalInvalidate, flags, token, wqe, 1, request_context);
@@ -358,6 +362,7 @@ NTSTATUS Qp::post_receive(void *request_context, const NDK_SGE *sgl, ULONG n) {
     // A QP created with an SRQ receives only from it (NdkSrqReceive).
     if (srq_ != nullptr) return STATUS_INVALID_DEVICE_REQUEST;
     if (!rq_) return STATUS_INSUFFICIENT_RESOURCES;
+    if (adapter()->removed()) return STATUS_DEVICE_REMOVED;
     const NTSTATUS status = rq_->post(request_context, sgl, n);
     if (NT_SUCCESS(status) && trace::on())
         trace::post(adapter()->if_index(),
@@ -388,6 +393,16 @@ bool Qp::retire_send(uint16_t counter, void **request_context, hw::WqeOpcode *op
     }
     log().warn("{}: send CQE for wqe_index {} matches no outstanding WQE", name(), counter);
     return false;
+}
+
+bool Qp::retire_oldest_send(void **request_context, hw::WqeOpcode *op) {
+    const uint32_t oldest = sq_retired_.load(std::memory_order_relaxed);
+    if (oldest == sq_published_.load(std::memory_order_acquire)) return false;
+    return retire_send(static_cast<uint16_t>(oldest), request_context, op);
+}
+
+bool Qp::retire_oldest_receive(void **request_context) {
+    return rq_ && rq_->retire_oldest(request_context);
 }
 
 bool Qp::retire_receive(uint16_t counter, void **request_context) {

@@ -95,6 +95,14 @@ class ReceiveQueue {
         return false;
     }
 
+    // The oldest receive not retired yet, in order (a QP's RQ after a device removal).
+    bool retire_oldest(void **request_context) {
+        const uint32_t c = retired_.load(std::memory_order_relaxed);
+        if (c == published_.load(std::memory_order_acquire)) return false;
+        *request_context = shadow_[c & (ring_.entries() - 1)];
+        retired_.store(c + 1, std::memory_order_release);
+        return true;
+    }
     bool retire_any(uint16_t counter, void **request_context) {
         const uint32_t mask = ring_.entries() - 1;
         std::lock_guard lock(retire_mutex_);

@@ -115,6 +115,7 @@ NTSTATUS modify_srq(NDK_SRQ *pSrq, ULONG SrqDepth, ULONG NotifyThreshold,
 NTSTATUS srq_receive(NDK_SRQ *pSrq, PVOID ctx, const NDK_SGE *pSgl, ULONG nSge) {
     Srq *srq = from_ndk<Srq>(pSrq);
     if (srq == nullptr) return STATUS_INVALID_PARAMETER;
+    if (srq->adapter()->removed()) return STATUS_DEVICE_REMOVED;
     return srq->queue().post(ctx, pSgl, nSge);
 }
 

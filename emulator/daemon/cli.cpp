@@ -1,6 +1,7 @@
 #include "daemon/cli.hpp"
 
 #include <fcntl.h>
+#include <grp.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
@@ -85,7 +86,10 @@ bool parse_adapter(const std::string &spec, AdapterConfig &out, std::string &err
 void add_rnic_options(CLI::App &app, RnicCommandLine &command_line) {
     app.add_option("--socket", command_line.socket_path,
                    "control socket (default: SOFTNDK_SOCKET, $XDG_RUNTIME_DIR/softndk.sock or "
-                   "/tmp/softndk-$UID.sock)");
+                   "/tmp/softndk-$UID/softndk.sock)");
+    app.add_option("--allow-group", command_line.allow_group,
+                   "also serve the processes whose primary group is GROUP (a name or a gid); "
+                   "by default only this uid and root");
     app.add_option("--config", command_line.config_path,
                    "INI file of adapters (the SOFTNDK_CONFIG format)");
     app.add_option(
@@ -197,6 +201,17 @@ int run_rnic(const RnicCommandLine &command_line) {
     if (!tracing::open_daemon_trace(command_line.trace_path)) return 1;
     DaemonOptions options;
     options.socket_path = command_line.socket_path;
+    if (!command_line.allow_group.empty()) {
+        const std::string &g = command_line.allow_group;
+        if (const group *entry = ::getgrnam(g.c_str()); entry != nullptr) {
+            options.allowed_group = entry->gr_gid;
+        } else if (g.find_first_not_of("0123456789") == std::string::npos && g.size() < 10) {
+            options.allowed_group = static_cast<gid_t>(std::stoul(g));
+        } else {
+            std::fprintf(stderr, "softndk rnic: --allow-group %s: no such group\n", g.c_str());
+            return 2;
+        }
+    }
     options.spin = std::chrono::microseconds(command_line.spin_us);
     if (!command_line.config_path.empty() &&
         !load_adapter_config(command_line.config_path, options.adapters, error)) {

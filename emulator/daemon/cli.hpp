@@ -2,7 +2,7 @@
 // (tools/softndk) and the standalone softndk-rnic executable.
 //
 //   softndk rnic [--socket PATH] [--config FILE] [--adapter SPEC]... [--log-level LEVEL]
-//                [--spin-us N] [--trace FILE] [--ready-fd N | --detach]
+//                [--spin-us N] [--trace FILE] [--allow-group GROUP] [--ready-fd N | --detach]
 //   softndk rnic --status [-j] [--socket PATH]
 //
 // Serves until SIGINT/SIGTERM, then detaches every client and removes the socket.
@@ -29,6 +29,7 @@ namespace softndk::emu::daemon {
 
 struct RnicCommandLine {
     std::string socket_path;
+    std::string allow_group;  // --allow-group: a name or gid also served ("" = none)
     std::string config_path;
     std::vector<std::string> adapter_specs;
     bool detach = false;    // --detach/--background: return once listening, print the pid

@@ -1,5 +1,7 @@
 #include "daemon/daemon_client.hpp"
 
+#include <poll.h>
+#include <sys/eventfd.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/un.h>
@@ -13,6 +15,7 @@
 
 #include "daemon/protocol.hpp"
 #include "daemon/registration_mirror.hpp"
+#include "daemon/socket_security.hpp"
 #include "device/log.hpp"
 #include "device/status.hpp"
 #include "softndk/wake.hpp"
@@ -51,6 +54,17 @@ UniqueFd connect_socket(const std::string &socket_path, std::string &error) {
     if (!s || ::connect(s.get(), reinterpret_cast<sockaddr *>(&address), sizeof(address)) != 0) {
         error = "SOFTNDK_MODE=daemon: cannot reach the SoftNDK daemon at " + socket_path + " (" +
                 std::strerror(errno) + "); start it with `softndk rnic` or set SOFTNDK_SOCKET";
+        return UniqueFd();
+    }
+    // Before a byte goes out (the registration memfd above all): is that our daemon?
+    uid_t uid = 0;
+    gid_t gid = 0;
+    pid_t pid = 0;
+    if (!peer_credentials(s.get(), uid, gid, pid, error)) return UniqueFd();
+    if (!daemon_trusted(uid, ::getuid())) {
+        error = "SOFTNDK_MODE=daemon: the process listening on " + socket_path + " (pid " +
+                std::to_string(pid) + ") runs as uid " + std::to_string(uid) + ", neither ours (" +
+                std::to_string(::getuid()) + ") nor root: not talking to it";
         return UniqueFd();
     }
     return s;
@@ -97,6 +111,7 @@ std::unique_ptr<DaemonClient> DaemonClient::connect(const std::string &socket_pa
 }
 
 DaemonClient::~DaemonClient() {
+    stop_watching();
     if (control_.load(std::memory_order_acquire) != nullptr) {
         hw::ObjectRequest rq{};
         rq.header = {hw::CommandOpcode::kDetach, sizeof(rq), 0};
@@ -308,6 +323,46 @@ void *DaemonClient::map(const hw::MemoryHandle &handle) {
 
 void DaemonClient::unmap(void *address, size_t bytes) {
     if (address != nullptr && bytes != 0) ::munmap(address, bytes);
+}
+
+void DaemonClient::watch_removal(std::function<void()> on_removed) {
+    stop_watching();
+    if (!on_removed) return;
+    std::lock_guard lock(watch_mutex_);
+    watch_stop_ = UniqueFd(::eventfd(0, EFD_CLOEXEC));
+    if (!watch_stop_) {
+        logger(Component::kDevice).error("daemon watcher: eventfd: {}", std::strerror(errno));
+        return;
+    }
+    watcher_ = std::thread([socket = socket_.get(), stop = watch_stop_.get(),
+                            on_removed = std::move(on_removed)] {
+        // POLLRDHUP alone: data the daemon sends (responses) does not wake this poll, only
+        // its end closing does. POLLHUP and POLLERR are reported whatever was asked.
+        std::array<pollfd, 2> fds{pollfd{socket, POLLRDHUP, 0}, pollfd{stop, POLLIN, 0}};
+        for (;;) {
+            if (::poll(fds.data(), fds.size(), -1) < 0) {
+                if (errno == EINTR) continue;
+                logger(Component::kDevice).error("daemon watcher: poll: {}", std::strerror(errno));
+                return;
+            }
+            if (fds[1].revents != 0) return;  // stop_watching()
+            if ((fds[0].revents & (POLLRDHUP | POLLHUP | POLLERR)) != 0) break;
+        }
+        logger(Component::kDevice).error("the SoftNDK daemon closed the session: device removed");
+        on_removed();
+    });
+}
+
+void DaemonClient::stop_watching() {
+    std::lock_guard lock(watch_mutex_);
+    if (!watcher_.joinable()) return;
+    const uint64_t one = 1;
+    if (::write(watch_stop_.get(), &one, sizeof one) != sizeof one) {
+        logger(Component::kDevice)
+            .error("daemon watcher: cannot stop it: {}", std::strerror(errno));
+    }
+    watcher_.join();
+    watch_stop_ = UniqueFd();
 }
 
 void DaemonClient::ring() {

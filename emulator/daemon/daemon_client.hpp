@@ -12,7 +12,11 @@
 //   ring()         = the waker side of the wake protocol on this context's control page
 //                    (a fence and a load while the device thread is awake; FUTEX_WAKE
 //                    only when it announced sleep);
-//   runs_inline()  = false: completions arrive asynchronously.
+//   runs_inline()  = false: completions arrive asynchronously;
+//   watch_removal()= a watcher thread polls the control socket for the daemon's hang-up
+//                    (POLLRDHUP: it never reads, so it takes nothing from round trips)
+//                    and calls the callback once, the moment the daemon dies or closes
+//                    the session (a SIGKILL included: the kernel closes its end).
 // If the daemon goes away every command returns STATUS_DEVICE_REMOVED.
 #pragma once
 
@@ -22,6 +26,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "daemon/memfd.hpp"
@@ -48,6 +53,7 @@ class DaemonClient final : public DeviceClient {
     void unmap(void *address, size_t bytes) override;
     void ring() override;
     bool runs_inline() const override { return false; }
+    void watch_removal(std::function<void()> on_removed) override;
 
     int socket() const { return socket_.get(); }
 
@@ -81,6 +87,12 @@ class DaemonClient final : public DeviceClient {
     void after(const hw::CommandHeader &request, const hw::ResponseHeader &response,
                size_t response_bytes, int32_t status, std::vector<UniqueFd> &received);
     void release_registrations();
+    void stop_watching();
+
+    // watch_removal(): the watcher thread and the eventfd that stops it.
+    std::mutex watch_mutex_;
+    std::thread watcher_;
+    UniqueFd watch_stop_;
 
     std::mutex mutex_;
     UniqueFd socket_;

@@ -1,4 +1,5 @@
 #include "daemon/protocol.hpp"
+#include "daemon/socket_security.hpp"
 
 #include <sys/socket.h>
 #include <unistd.h>
@@ -100,7 +101,8 @@ std::string default_socket_path() {
     if (const char *x = std::getenv("XDG_RUNTIME_DIR"); x != nullptr && *x != '\0') {
         return std::string(x) + "/softndk.sock";
     }
-    return "/tmp/softndk-" + std::to_string(::getuid()) + ".sock";
+    // A directory of our own: a predictable name directly in /tmp could be taken first.
+    return fallback_socket_directory(::getuid()) + "/softndk.sock";
 }
 
 bool send_with_fds(int socket, std::span<const std::byte> bytes, std::span<const int> fds,

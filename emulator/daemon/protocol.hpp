@@ -72,7 +72,8 @@ size_t response_bytes_of(hw::CommandOpcode op);
 // Offsets of the MemoryHandles inside the response of `op` (hw_interface.hpp §11).
 std::span<const size_t> response_handles_of(hw::CommandOpcode op);
 
-// SOFTNDK_SOCKET, else $XDG_RUNTIME_DIR/softndk.sock, else /tmp/softndk-$UID.sock.
+// SOFTNDK_SOCKET, else $XDG_RUNTIME_DIR/softndk.sock, else /tmp/softndk-$UID/softndk.sock
+// (the daemon creates that directory 0700 and checks it: socket_security.hpp).
 std::string default_socket_path();
 
 // One sendmsg of `bytes` with `fds` as SCM_RIGHTS (MSG_NOSIGNAL). Loops over short

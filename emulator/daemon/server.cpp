@@ -9,6 +9,7 @@
 #include <boost/asio.hpp>
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <set>
 #include <stdexcept>
 
@@ -16,6 +17,7 @@
 #include "daemon/log.hpp"
 #include "daemon/memfd_allocator.hpp"
 #include "daemon/protocol.hpp"
+#include "daemon/socket_security.hpp"
 #include "device/config.hpp"
 #include "device/status.hpp"
 
@@ -30,15 +32,6 @@ struct Adapter {
     std::shared_ptr<Device> device;
     MemfdAllocator *allocator = nullptr;  // owned by the device
 };
-
-// True if something accepts connections on `path`.
-bool socket_is_live(const std::string &path) {
-    UniqueFd s(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
-    sockaddr_un a{};
-    a.sun_family = AF_UNIX;
-    std::strncpy(a.sun_path, path.c_str(), sizeof(a.sun_path) - 1);
-    return s && ::connect(s.get(), reinterpret_cast<sockaddr *>(&a), sizeof(a)) == 0;
-}
 
 }  // namespace
 
@@ -72,13 +65,31 @@ class Session : public std::enable_shared_from_this<Session> {
     Session(Daemon::Impl &daemon, Local::socket socket)
         : daemon_(daemon), socket_(std::move(socket)) {}
 
+    // Serves the peer only if socket_security.hpp's peer_allowed says so; anyone else
+    // is closed on before a byte is read (and learns nothing from us).
     void start() {
-        ucred cred{};
-        socklen_t len = sizeof(cred);
-        if (::getsockopt(socket_.native_handle(), SOL_SOCKET, SO_PEERCRED, &cred, &len) == 0) {
-            peer_pid_ = static_cast<uint32_t>(cred.pid);
-            log().debug("session from pid {} uid {} gid {}", cred.pid, cred.uid, cred.gid);
+        uid_t uid = 0;
+        gid_t gid = 0;
+        pid_t pid = 0;
+        std::string error;
+        if (!peer_credentials(socket_.native_handle(), uid, gid, pid, error)) {
+            log().warn("session refused: {}", error);
+            close();
+            return;
         }
+        peer_pid_ = static_cast<uint32_t>(pid);
+        if (!peer_allowed(uid, gid, ::geteuid(), daemon_.options.allowed_group)) {
+            log().warn(
+                "session from pid {} uid {} gid {} refused: this daemon serves uid {}, "
+                "root{}",
+                pid, uid, gid, ::geteuid(),
+                daemon_.options.allowed_group
+                    ? " and group " + std::to_string(*daemon_.options.allowed_group)
+                    : std::string());
+            close();
+            return;
+        }
+        log().debug("session from pid {} uid {} gid {}", pid, uid, gid);
         read();
     }
 
@@ -401,14 +412,33 @@ Daemon::Daemon(DaemonOptions options) : impl_(std::make_unique<Impl>()) {
     }
     d.doorbells = std::make_unique<DoorbellThread>(d.options.spin);
 
-    if (socket_is_live(path)) throw std::runtime_error("a daemon is already listening on " + path);
-    ::unlink(path.c_str());  // a stale socket file of a daemon that died
+    // The directory: only we (or root) can put a file there (socket_security.hpp).
+    std::string error;
+    const uid_t self = ::geteuid();
+    std::string directory = std::filesystem::path(path).parent_path().string();
+    if (directory.empty()) directory = ".";
+    const bool directory_ok = directory == fallback_socket_directory(self)
+                                  ? ensure_private_directory(directory, self, error)
+                                  : check_socket_directory(directory, self, error);
+    if (!directory_ok) throw std::runtime_error("socket directory: " + error);
+    // A stale socket of ours is replaced; nothing else is ever removed.
+    if (!remove_stale_socket(path, self, error)) throw std::runtime_error(error);
     boost::system::error_code ec;
     d.acceptor.open(Local(), ec);
     if (!ec) d.acceptor.bind(Local::endpoint(path), ec);
     if (ec) throw std::runtime_error("cannot bind " + path + ": " + ec.message());
     d.bound = true;
-    ::chmod(path.c_str(), 0600);  // this user's processes only
+    if (d.options.allowed_group) {
+        // The group's members must be able to connect (and reach the directory: the
+        // administrator's choice, socket_security.hpp).
+        if (::chown(path.c_str(), static_cast<uid_t>(-1), *d.options.allowed_group) != 0)
+            throw std::runtime_error("cannot give " + path + " to group " +
+                                     std::to_string(*d.options.allowed_group) + ": " +
+                                     std::strerror(errno));
+        ::chmod(path.c_str(), 0660);
+    } else {
+        ::chmod(path.c_str(), 0600);  // this user's processes only
+    }
     d.acceptor.listen(asio::socket_base::max_listen_connections, ec);
     if (ec) throw std::runtime_error("cannot listen on " + path + ": " + ec.message());
     if (d.options.handle_signals) {

@@ -12,8 +12,10 @@
 // kDisconnected). Nothing a client sends can stop the daemon.
 #pragma once
 
+#include <sys/types.h>
 #include <chrono>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,16 +24,22 @@
 namespace softndk::emu::daemon {
 
 struct DaemonOptions {
-    std::string socket_path;               // default_socket_path() if empty
-    std::vector<AdapterConfig> adapters;   // default_adapter_config() if empty
+    std::string socket_path;                // default_socket_path() if empty
+    std::vector<AdapterConfig> adapters;    // default_adapter_config() if empty
     std::chrono::nanoseconds spin{25'000};  // doorbell thread's poll budget before sleeping
-    bool handle_signals = true;            // SIGINT/SIGTERM -> stop()
+    bool handle_signals = true;             // SIGINT/SIGTERM -> stop()
+    // Besides our own uid and root, serve the processes whose primary group this is
+    // (socket_security.hpp peer_allowed); the socket is then mode 0660 in that group.
+    std::optional<gid_t> allowed_group;
 };
 
 class Daemon {
   public:
-    // Creates the adapters and binds the socket (a stale socket file is replaced;
-    // a live daemon on the path is an error). Throws std::runtime_error.
+    // Creates the adapters and binds the socket. The socket's directory must pass
+    // socket_security.hpp's checks (the fallback /tmp/softndk-$UID/ is created 0700);
+    // a stale socket of our own uid is replaced; a live daemon on the path, or any file
+    // there that is not our socket, is an error and is left alone. Throws
+    // std::runtime_error.
     explicit Daemon(DaemonOptions options);
     ~Daemon();  // detaches every session, removes the socket file
     Daemon(const Daemon &) = delete;

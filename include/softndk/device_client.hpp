@@ -22,6 +22,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
@@ -31,7 +32,7 @@
 namespace softndk {
 
 class DeviceClient {
-public:
+  public:
     virtual ~DeviceClient() = default;
 
     // Sends one command (a request struct from hw_interface.hpp §11) and waits
@@ -54,6 +55,14 @@ public:
 
     // True when ring() does the device's work on the caller's thread.
     virtual bool runs_inline() const = 0;
+
+    // Device removal: calls `on_removed` once, on a thread of the client's own, as soon
+    // as the device is gone for good (daemon mode: the daemon died or closed the
+    // session; from then on execute() returns STATUS_DEVICE_REMOVED). The callback must
+    // not block: it hands the work to another thread. An empty function stops watching;
+    // when that call returns no callback runs or will run. The embedded device lives as
+    // long as the process and is never removed: the default does nothing.
+    virtual void watch_removal(std::function<void()> on_removed) { (void)on_removed; }
 };
 
 // Opens a client for the adapter with interface index `if_index`, in the mode

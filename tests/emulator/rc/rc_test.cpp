@@ -339,6 +339,31 @@ TEST_CASE("receive overflow: receiver reports it, sender gets a remote invalid r
     CHECK(c.syndrome == hw::Syndrome::kRemoteInvalidRequest);
 }
 
+// The boundary: a send exactly as long as the receive fits; one byte more overflows (a
+// check off by one would truncate the message silently and report success).
+TEST_CASE("receive overflow at the boundary: capacity fits, capacity + 1 overflows",
+          "[rc][errors][edge]") {
+    ConnectedPair p;
+    Buffer src(4096), dst(4096);
+    auto mr_a = p.a->register_mr(p.pd_a, src.data(), src.size());
+    auto mr_b = p.b->register_mr(p.pd_b, dst.data(), dst.size());
+    p.b->post_recv(*p.qp_b, {{dst.addr(), 1000, mr_b.token}});
+    p.a->post_send(*p.qp_a, hw::WqeOpcode::kSend, {{src.addr(), 1000, mr_a.token}});
+    hw::Cqe c{};
+    REQUIRE(Driver::poll(*p.rcq_b, c));
+    CHECK(c.syndrome == hw::Syndrome::kSuccess);
+    CHECK(c.byte_count == 1000);
+    REQUIRE(Driver::poll(*p.scq_a, c));
+    CHECK(c.syndrome == hw::Syndrome::kSuccess);
+
+    p.b->post_recv(*p.qp_b, {{dst.addr(), 1000, mr_b.token}});
+    p.a->post_send(*p.qp_a, hw::WqeOpcode::kSend, {{src.addr(), 1001, mr_a.token}});
+    REQUIRE(Driver::poll(*p.rcq_b, c));
+    CHECK(c.syndrome == hw::Syndrome::kReceiveOverflow);
+    REQUIRE(Driver::poll(*p.scq_a, c));
+    CHECK(c.syndrome == hw::Syndrome::kRemoteInvalidRequest);
+}
+
 TEST_CASE("SEND_WITH_INVALIDATE of a token the receiver cannot invalidate fails the receive",
           "[rc][errors]") {
     ConnectedPair p;
