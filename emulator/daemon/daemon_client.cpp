@@ -9,6 +9,7 @@
 
 #include <array>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <optional>
 #include <vector>
@@ -42,6 +43,18 @@ void write_status(hw::ResponseHeader &response, size_t response_bytes, uint32_t 
 
 namespace {
 
+// SO_SNDTIMEO bounds connect() too (a daemon whose backlog is full), SO_RCVTIMEO each
+// wait for a response: a daemon that stops answering is noticed, never waited on forever.
+void set_timeouts(int socket) {
+    const auto timeout = DaemonClient::reply_timeout();
+    if (timeout.count() == 0) return;
+    timeval tv{};
+    tv.tv_sec = static_cast<time_t>(timeout.count() / 1000);
+    tv.tv_usec = static_cast<suseconds_t>(timeout.count() % 1000 * 1000);
+    ::setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    ::setsockopt(socket, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
+}
+
 UniqueFd connect_socket(const std::string &socket_path, std::string &error) {
     sockaddr_un address{};
     address.sun_family = AF_UNIX;
@@ -51,6 +64,7 @@ UniqueFd connect_socket(const std::string &socket_path, std::string &error) {
     }
     std::memcpy(address.sun_path, socket_path.c_str(), socket_path.size());
     UniqueFd s(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
+    if (s) set_timeouts(s.get());
     if (!s || ::connect(s.get(), reinterpret_cast<sockaddr *>(&address), sizeof(address)) != 0) {
         error = "SOFTNDK_MODE=daemon: cannot reach the SoftNDK daemon at " + socket_path + " (" +
                 std::strerror(errno) + "); start it with `softndk rnic` or set SOFTNDK_SOCKET";
@@ -71,6 +85,15 @@ UniqueFd connect_socket(const std::string &socket_path, std::string &error) {
 }
 
 }  // namespace
+
+std::chrono::milliseconds DaemonClient::reply_timeout() {
+    if (const char *env = std::getenv("SOFTNDK_DAEMON_TIMEOUT_MS"); env != nullptr && *env) {
+        char *end = nullptr;
+        const unsigned long long ms = std::strtoull(env, &end, 10);
+        if (end != nullptr && *end == '\0') return std::chrono::milliseconds(ms);
+    }
+    return std::chrono::milliseconds(10'000);
+}
 
 // Connects and asks kDaemonStatus: the client on success (a session, not attached).
 std::unique_ptr<DaemonClient> DaemonClient::open_session(const std::string &socket_path,
@@ -157,14 +180,24 @@ int32_t DaemonClient::round_trip(const hw::CommandHeader &request, hw::ResponseH
         return status::kInvalidParameter;
     }
     auto removed = [&] {
+        // A timeout leaves the stream mid-message: the session cannot go on either way.
+        const bool timed_out = errno == EAGAIN || errno == EWOULDBLOCK;
         if (!broken_) {
-            logger(Component::kDevice).error("daemon connection lost: {}", std::strerror(errno));
+            if (timed_out) {
+                logger(Component::kDevice)
+                    .error("the daemon did not answer within {} ms: treating it as gone",
+                           reply_timeout().count());
+            } else {
+                logger(Component::kDevice)
+                    .error("daemon connection lost: {}", std::strerror(errno));
+            }
             ::shutdown(socket_.get(), SHUT_RDWR);
         }
+        const int32_t s = timed_out && !broken_ ? status::kIoTimeout : status::kDeviceRemoved;
         broken_ = true;
         received.clear();
-        write_status(response, response_bytes, request.sequence, status::kDeviceRemoved);
-        return status::kDeviceRemoved;
+        write_status(response, response_bytes, request.sequence, s);
+        return s;
     };
     if (broken_) return removed();
     const auto *bytes = reinterpret_cast<const std::byte *>(&request);

@@ -18,9 +18,15 @@
 //                    and calls the callback once, the moment the daemon dies or closes
 //                    the session (a SIGKILL included: the kernel closes its end).
 // If the daemon goes away every command returns STATUS_DEVICE_REMOVED.
+// Timeouts: connecting and every response wait at most reply_timeout()
+// (SOFTNDK_DAEMON_TIMEOUT_MS, default 10000; 0 = wait forever). A command whose answer
+// does not come in time returns STATUS_IO_TIMEOUT, and the session is then treated as
+// lost (the stream is out of step): later commands return STATUS_DEVICE_REMOVED and
+// the removal callback runs.
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -56,6 +62,9 @@ class DaemonClient final : public DeviceClient {
     void watch_removal(std::function<void()> on_removed) override;
 
     int socket() const { return socket_.get(); }
+
+    // How long connect() and each response may take (see the header comment).
+    static std::chrono::milliseconds reply_timeout();
 
   private:
     explicit DaemonClient(UniqueFd socket) : socket_(std::move(socket)) {}
