@@ -30,6 +30,7 @@
 
 #include "daemon/daemon_client.hpp"
 #include "daemon/log.hpp"
+#include "daemon/log_limit.hpp"
 #include "daemon/protocol.hpp"
 #include "daemon/server.hpp"
 #include "device/status.hpp"
@@ -380,6 +381,46 @@ TEST_CASE(
     // Thousands of violations, a bounded log: each call site's burst plus its rate.
     INFO("log lines: " << log_lines.sink->lines.load());
     CHECK(log_lines.sink->lines.load() < 200);
+}
+
+TEST_CASE(
+    "log flood: 2,000 sessions closed for bad requests write a bounded log that says "
+    "how much it left out",
+    "[daemon][limits]") {
+    LogCounter log_lines;
+    DaemonOptions options;
+    RunningDaemon daemon(options);
+    for (int i = 0; i < 2000; ++i) {
+        const int s = connect_raw(daemon.path());
+        const hw::CommandHeader h{hw::CommandOpcode::kCreatePd, 4, 0};  // request_bytes < 8
+        REQUIRE(send_with_fds(s, std::as_bytes(std::span(&h, 1)), {}));
+        std::vector<UniqueFd> received;
+        ResponseFrame frame{};
+        hw::ResponseHeader rs{};
+        CHECK(receive_exact(s, std::as_writable_bytes(std::span(&frame, 1)), received));
+        CHECK(receive_exact(s, std::as_writable_bytes(std::span(&rs, 1)), received));
+        CHECK(rs.status == status::kInvalidParameter);
+        ::close(s);
+    }
+    CHECK(daemon.responsive());
+    INFO("log lines: " << log_lines.sink->lines.load());
+    CHECK(log_lines.sink->lines.load() <= 60);  // burst 20, 5 a second, "suppressed" notes
+    CHECK(log_lines.sink->lines.load() >= 2);
+}
+
+TEST_CASE("LogLimit: a burst, then a rate; what it drops is counted", "[daemon][limits]") {
+    LogLimit limit(1000, 3);
+    uint64_t suppressed = 99;
+    int admitted = 0;
+    for (int i = 0; i < 10; ++i) {
+        if (limit.admit(suppressed)) ++admitted;
+    }
+    CHECK(admitted == 3);
+    std::this_thread::sleep_for(20ms);  // refills (up to the burst)
+    REQUIRE(limit.admit(suppressed));
+    CHECK(suppressed == 7);
+    CHECK(limit.admit(suppressed));
+    CHECK(suppressed == 0);
 }
 
 TEST_CASE("session limits: past sessions-per-process new sessions are closed, others served",
