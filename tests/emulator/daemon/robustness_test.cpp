@@ -224,8 +224,8 @@ RegistrationRun register_many(int s, uint32_t pd, int memfd, uint64_t count) {
 }  // namespace
 
 TEST_CASE(
-    "quota: one consumer's MRs are refused past --quota mrs with "
-    "INSUFFICIENT_RESOURCES; registrations share one mapping per memfd window",
+    "quota: one consumer's MRs past --quota mrs get INSUFFICIENT_RESOURCES and "
+    "registrations share one mapping per memfd window",
     "[daemon][quota]") {
     DaemonOptions options;
     options.quota.mrs = 2000;
@@ -323,8 +323,8 @@ TEST_CASE("quota: apply_quota parses KEY=N and refuses the rest", "[daemon][quot
 }
 
 TEST_CASE(
-    "fd hoarders: sessions that send fds and never finish a request are cut off; the "
-    "daemon answers a legitimate client and its log stays small",
+    "fd hoarders: sessions that send fds and never finish a request are cut off while "
+    "the daemon answers a legitimate client",
     "[daemon][limits]") {
     LogCounter log_lines;
     DaemonOptions options;
@@ -384,7 +384,7 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "log flood: 2,000 sessions closed for bad requests write a bounded log that says "
+    "log flood: 2000 sessions closed for bad requests write a bounded log that says "
     "how much it left out",
     "[daemon][limits]") {
     LogCounter log_lines;
@@ -408,7 +408,7 @@ TEST_CASE(
     CHECK(log_lines.sink->lines.load() >= 2);
 }
 
-TEST_CASE("LogLimit: a burst, then a rate; what it drops is counted", "[daemon][limits]") {
+TEST_CASE("LogLimit: a burst then a rate and what it drops is counted", "[daemon][limits]") {
     LogLimit limit(1000, 3);
     uint64_t suppressed = 99;
     int admitted = 0;
@@ -423,7 +423,7 @@ TEST_CASE("LogLimit: a burst, then a rate; what it drops is counted", "[daemon][
     CHECK(suppressed == 0);
 }
 
-TEST_CASE("session limits: past sessions-per-process new sessions are closed, others served",
+TEST_CASE("session limits: past sessions-per-process new sessions are closed and others served",
           "[daemon][limits]") {
     DaemonOptions options;
     options.limits.sessions_per_process = 4;
@@ -449,7 +449,7 @@ TEST_CASE("session limits: past sessions-per-process new sessions are closed, ot
         ::close(s);
 }
 
-TEST_CASE("client timeout: a daemon that never answers makes the client fail, not hang",
+TEST_CASE("client timeout: a daemon that never answers makes the client fail instead of hang",
           "[daemon][limits]") {
     TempDir dir;
     const std::string path = dir.path + "/mute.sock";
@@ -547,7 +547,7 @@ uint64_t random_messages(const std::string &path, uint64_t count, uint32_t seed)
 }  // namespace
 
 TEST_CASE(
-    "20,000 random control messages: every one answered or the session closed, the "
+    "random control messages: 20000 of them each answered or the session closed and the "
     "daemon lives and serves",
     "[daemon][random]") {
     DaemonOptions options;
