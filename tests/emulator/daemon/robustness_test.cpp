@@ -9,8 +9,10 @@
 // SOFTNDK_BENCH_SOCKET set they talk to an external `softndk rnic` instead.
 #include <fcntl.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/un.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <spdlog/sinks/base_sink.h>
@@ -421,6 +423,95 @@ TEST_CASE("LogLimit: a burst then a rate and what it drops is counted", "[daemon
     CHECK(suppressed == 7);
     CHECK(limit.admit(suppressed));
     CHECK(suppressed == 0);
+}
+
+TEST_CASE(
+    "out of memory: a consumer that exhausts the daemon's address space loses its "
+    "session and the daemon serves on",
+    "[daemon][limits]") {
+    // The daemon runs in a child with RLIMIT_AS a few MiB above what it uses once
+    // started: creates then fail in the device, by status or by std::bad_alloc, which
+    // used to leave the handler and end `softndk rnic`.
+    TempDir dir;
+    const std::string path = dir.path + "/oom.sock";
+    int ready[2];
+    REQUIRE(::pipe(ready) == 0);
+    const pid_t child = ::fork();
+    REQUIRE(child >= 0);
+    if (child == 0) {
+        ::close(ready[0]);
+        int code = 0;
+        try {
+            DaemonOptions options;
+            options.socket_path = path;
+            options.handle_signals = false;
+            options.quota = ConsumerQuota{};  // unlimited: the address space is the limit
+            Daemon daemon(options);
+            std::ifstream statm("/proc/self/statm");
+            size_t pages = 0;
+            statm >> pages;
+            const rlim_t limit = pages * ::sysconf(_SC_PAGESIZE) + (16u << 20);
+            const rlimit as{limit, limit};
+            ::setrlimit(RLIMIT_AS, &as);
+            (void)!::write(ready[1], "R", 1);
+            ::close(ready[1]);
+            daemon.run();
+        } catch (...) {
+            code = 3;
+        }
+        ::_exit(code);
+    }
+    ::close(ready[1]);
+    char byte = 0;
+    REQUIRE(::read(ready[0], &byte, 1) == 1);
+    ::close(ready[0]);
+
+    // One consumer takes all it can get, until the daemon refuses or hangs up.
+    const int s = connect_raw(path);
+    REQUIRE(attach(s) == 0);
+    // Queues (memfd mappings) until they are refused, then PDs (heap only) until the
+    // heap is gone too: that is where std::bad_alloc comes from.
+    uint64_t cqs = 0, pds = 0;
+    std::optional<int32_t> last = 0;
+    for (int i = 0; i < 10'000 && last == std::optional<int32_t>(0); ++i) {
+        hw::CreateCqRequest rq{};
+        rq.header = {hw::CommandOpcode::kCreateCq, sizeof rq, 9};
+        rq.depth = 4096;
+        hw::CreateCqResponse rs{};
+        last = raw_round_trip(s, rq, rs);
+        if (last == std::optional<int32_t>(0)) ++cqs;
+    }
+    CHECK(last == std::optional<int32_t>(status::kInsufficientResources));
+    last = 0;
+    for (int i = 0; i < 400'000 && last == std::optional<int32_t>(0); ++i) {
+        hw::ObjectRequest rq{};
+        rq.header = {hw::CommandOpcode::kCreatePd, sizeof rq, 10};
+        hw::ObjectResponse pd{};
+        last = raw_round_trip(s, rq, pd);
+        if (last == std::optional<int32_t>(0)) ++pds;
+    }
+    INFO(cqs << " CQs, " << pds << " PDs, then "
+             << (last ? "status " + std::to_string(*last) : std::string("hung up")));
+    CHECK(pds > 0);
+    ::close(s);
+
+    // The daemon lives: a new consumer attaches (the greedy one's memory is back).
+    bool served = false;
+    for (int i = 0; i < 100 && !served; ++i) {
+        DaemonStatusResponse status{};
+        std::string error;
+        served = DaemonClient::query_status(path, 1, status, error) && status.adapter_contexts == 0;
+        if (!served) std::this_thread::sleep_for(20ms);
+    }
+    CHECK(served);
+    const int next = connect_raw(path);
+    CHECK(attach(next) == 0);
+    ::close(next);
+    int wstatus = 0;
+    CHECK(::waitpid(child, &wstatus, WNOHANG) == 0);  // still running
+    ::kill(child, SIGTERM);
+    ::kill(child, SIGKILL);
+    ::waitpid(child, &wstatus, 0);
 }
 
 TEST_CASE("session limits: past sessions-per-process new sessions are closed and others served",
