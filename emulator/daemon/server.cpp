@@ -174,9 +174,18 @@ class Session : public std::enable_shared_from_this<Session> {
         });
     }
 
-    // Reads what is available: the 8-byte header, then the rest of the request.
+    // Reads what is available: the 8-byte header, then the rest of the request. At most
+    // kRequestsPerTurn requests per call: a client that pipelines requests without
+    // reading the answers gets its turn like everyone else, not the whole I/O thread.
+    static constexpr int kRequestsPerTurn = 16;
     void read_available() {
-        for (;;) {
+        for (int served = 0;;) {
+            if (served == kRequestsPerTurn) {
+                asio::post(daemon_.io, [self = shared_from_this()] {
+                    if (!self->closed_) self->read();
+                });
+                return;
+            }
             const size_t want = got_ < sizeof(hw::CommandHeader) ? sizeof(hw::CommandHeader) - got_
                                                                  : header().request_bytes - got_;
             const ssize_t n =
@@ -212,6 +221,7 @@ class Session : public std::enable_shared_from_this<Session> {
                 request_timer_.cancel();
                 got_ = 0;
                 const bool ok = process();
+                ++served;
                 fds_.clear();
                 truncated_ = false;
                 if (!ok) return close();

@@ -514,6 +514,28 @@ TEST_CASE(
     ::waitpid(child, &wstatus, 0);
 }
 
+TEST_CASE("pipelined requests are answered in order across the daemon's per-turn limit",
+          "[daemon][limits]") {
+    RunningDaemon daemon(DaemonOptions{});
+    const int s = connect_raw(daemon.path());
+    constexpr uint32_t kRequests = 100;  // several turns of 16
+    std::vector<DaemonStatusRequest> batch(kRequests);
+    for (uint32_t i = 0; i < kRequests; ++i)
+        batch[i].header = {kDaemonStatus, sizeof(DaemonStatusRequest), 1000 + i};
+    REQUIRE(send_with_fds(s, std::as_bytes(std::span(batch)), {}));
+    for (uint32_t i = 0; i < kRequests; ++i) {
+        std::vector<UniqueFd> received;
+        ResponseFrame frame{};
+        DaemonStatusResponse rs{};
+        REQUIRE(receive_exact(s, std::as_writable_bytes(std::span(&frame, 1)), received));
+        REQUIRE(frame.response_bytes == sizeof rs);
+        REQUIRE(receive_exact(s, std::as_writable_bytes(std::span(&rs, 1)), received));
+        CHECK(rs.header.sequence == 1000 + i);
+        CHECK(rs.header.status == 0);
+    }
+    ::close(s);
+}
+
 TEST_CASE("session limits: past sessions-per-process new sessions are closed and others served",
           "[daemon][limits]") {
     DaemonOptions options;
