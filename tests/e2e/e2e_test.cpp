@@ -236,6 +236,16 @@ class Daemon {
     std::string socket_;
 };
 
+// In daemon mode (the [daemon] runs of this suite), a private daemon serving `env`'s
+// adapters, with what attaches to it appended to `env`; embedded, none.
+std::unique_ptr<Daemon> daemon_for_this_mode(std::vector<std::string> &env) {
+    if (!daemon_mode()) return nullptr;
+    auto daemon = std::make_unique<Daemon>(env);
+    const auto attach = daemon->env();
+    env.insert(env.end(), attach.begin(), attach.end());
+    return daemon;
+}
+
 // The environment for a run on two adapters (rnic0 and rnic1, if_index 7). In
 // daemon mode the adapters live in the daemon, which reads the same file, so
 // the test starts a daemon of its own with it.
@@ -695,12 +705,7 @@ TEST_CASE("softndk devices -v shows each adapter's profile: source, technology, 
                              "[adapter rnic1]\nif_index = 2\nipv4 = 127.0.0.2\n"
                              "profile = cx6-200g\n";
     std::vector<std::string> env{"SOFTNDK_CONFIG=" + config.string()};
-    std::unique_ptr<Daemon> daemon;
-    if (daemon_mode()) {
-        daemon = std::make_unique<Daemon>(env);
-        const auto attach = daemon->env();
-        env.insert(env.end(), attach.begin(), attach.end());
-    }
+    const std::unique_ptr<Daemon> daemon = daemon_for_this_mode(env);
 
     Run r = run(kSoftndk, {"devices", "-v"}, env);
     REQUIRE(r.exit_code == 0);
@@ -1520,12 +1525,7 @@ TEST_CASE("softndk devices prints ibv_devinfo's port block", "[e2e][issue17]") {
                              "[adapter rnic1]\nif_index = 2\nipv4 = 127.0.0.2\n"
                              "profile = iwarp-default\npath_mtu = 1024\n";
     std::vector<std::string> env{"SOFTNDK_CONFIG=" + config.string()};
-    std::unique_ptr<Daemon> daemon;
-    if (daemon_mode()) {
-        daemon = std::make_unique<Daemon>(env);
-        const auto attach = daemon->env();
-        env.insert(env.end(), attach.begin(), attach.end());
-    }
+    const std::unique_ptr<Daemon> daemon = daemon_for_this_mode(env);
     Run r = run(kSoftndk, {"devices"}, env);
     REQUIRE(r.exit_code == 0);
     CHECK(contains(r.out,
