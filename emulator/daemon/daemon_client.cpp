@@ -121,6 +121,30 @@ bool DaemonClient::query_status(const std::string &socket_path, uint32_t if_inde
     return open_session(socket_path, if_index, status, error) != nullptr;
 }
 
+bool DaemonClient::query_adapters(const std::string &socket_path,
+                                  std::vector<DaemonAdapterResponse> &adapters,
+                                  std::string &error) {
+    DaemonStatusResponse daemon{};
+    auto client = open_session(socket_path, 0, daemon, error);
+    if (!client) return false;
+    adapters.clear();
+    // A daemon's adapters are fixed while it runs: the status's count holds.
+    for (uint32_t position = 0; position < daemon.adapters; ++position) {
+        DaemonAdapterRequest rq{};
+        rq.header = {kDaemonAdapter, sizeof(rq), position + 1};
+        rq.position = position;
+        DaemonAdapterResponse rs{};
+        const int32_t st = client->execute(rq.header, rs.header, sizeof(rs));
+        if (st != status::kSuccess) {
+            error = "SoftNDK daemon at " + socket_path + " did not describe its adapter " +
+                    std::to_string(position) + " (status " + std::to_string(st) + ")";
+            return false;
+        }
+        adapters.push_back(rs);
+    }
+    return true;
+}
+
 std::unique_ptr<DaemonClient> DaemonClient::connect(const std::string &socket_path,
                                                     uint32_t if_index, std::string &error) {
     DaemonStatusResponse rs{};

@@ -53,6 +53,12 @@ class DaemonClient final : public DeviceClient {
     static bool query_status(const std::string &socket_path, uint32_t if_index,
                              struct DaemonStatusResponse &status, std::string &error);
 
+    // Asks the daemon at `socket_path` for every adapter it has (kDaemonAdapter, in its
+    // configuration order) without attaching. False with `error` set if it cannot.
+    static bool query_adapters(const std::string &socket_path,
+                               std::vector<struct DaemonAdapterResponse> &adapters,
+                               std::string &error);
+
     int32_t execute(const hw::CommandHeader &request, hw::ResponseHeader &response,
                     size_t response_bytes, std::span<const int> fds = {}) override;
     void *map(const hw::MemoryHandle &handle) override;

@@ -286,6 +286,7 @@ class Session : public std::enable_shared_from_this<Session> {
                     std::vector<UniqueFd> &out) {
         if (truncated_) return status::kInvalidParameter;  // fds were dropped
         if (h.opcode == kDaemonStatus) return daemon_status(response);
+        if (h.opcode == kDaemonAdapter) return daemon_adapter(response);
         if (h.opcode == hw::CommandOpcode::kAttach &&
             h.request_bytes == sizeof(hw::AttachRequest)) {
             return attach(response, out);
@@ -324,6 +325,20 @@ class Session : public std::enable_shared_from_this<Session> {
         rs.serviced_contexts = static_cast<uint32_t>(daemon_.doorbells->contexts());
         rs.device_sleeps = daemon_.doorbells->sleeps();
         rs.device_wakeups = daemon_.doorbells->wakeups();
+        std::memcpy(response.data(), &rs, sizeof(rs));
+        return status::kSuccess;
+    }
+
+    // kDaemonAdapter: the adapter at the request's position (protocol.hpp); answered
+    // with or without a context, like kDaemonStatus.
+    int32_t daemon_adapter(std::span<std::byte> response) const {
+        if (header().request_bytes != sizeof(DaemonAdapterRequest))
+            return status::kInvalidParameter;
+        DaemonAdapterRequest rq;
+        std::memcpy(&rq, buffer_.data(), sizeof(rq));
+        if (rq.position >= daemon_.adapters.size()) return status::kInvalidParameter;
+        const DaemonAdapterResponse rs = describe_adapter(
+            *daemon_.adapters[rq.position].device, static_cast<uint32_t>(daemon_.adapters.size()));
         std::memcpy(response.data(), &rs, sizeof(rs));
         return status::kSuccess;
     }

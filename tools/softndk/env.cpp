@@ -13,10 +13,11 @@ namespace {
 constexpr EnvironmentVariable kVariables[] = {
     {"SOFTNDK_MODE", "embedded (default) | daemon",
      "embedded: the device runs in this process; daemon: attach to `softndk rnic`"},
-    {"SOFTNDK_SOCKET", "PATH (default $XDG_RUNTIME_DIR/softndk.sock, else /tmp/softndk-$UID.sock)",
+    {"SOFTNDK_SOCKET",
+     "PATH (default $XDG_RUNTIME_DIR/softndk.sock, else /tmp/softndk-$UID/softndk.sock)",
      "the daemon's control socket"},
     {"SOFTNDK_CONFIG", "PATH (default: one adapter, rnic0, if_index 1, 127.0.0.1 and ::1)",
-     "INI file of virtual adapters; the daemon and its consumers read the same file"},
+     "INI file of virtual adapters (in daemon mode the daemon's; its consumers ask it)"},
     {"SOFTNDK_LOG_LEVEL", "trace | debug | info | warn (default) | error | off",
      "log level; logs go to stderr, never stdout (trace logs every RoCEv2 packet)"},
     {"SOFTNDK_FABRIC", "local (default) | udp | udp:PORT",
