@@ -87,7 +87,7 @@ UniqueFd connect_socket(const std::string &socket_path, std::string &error) {
 }  // namespace
 
 std::chrono::milliseconds DaemonClient::reply_timeout() {
-    if (const char *env = std::getenv("SOFTNDK_DAEMON_TIMEOUT_MS"); env != nullptr && *env) {
+    if (const char *env = std::getenv("SOFTNDK_DAEMON_TIMEOUT"); env != nullptr && *env) {
         char *end = nullptr;
         const unsigned long long ms = std::strtoull(env, &end, 10);
         if (end != nullptr && *end == '\0') return std::chrono::milliseconds(ms);

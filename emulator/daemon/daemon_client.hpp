@@ -19,7 +19,7 @@
 //                    the session (a SIGKILL included: the kernel closes its end).
 // If the daemon goes away every command returns STATUS_DEVICE_REMOVED.
 // Timeouts: connecting and every response wait at most reply_timeout()
-// (SOFTNDK_DAEMON_TIMEOUT_MS, default 10000; 0 = wait forever). A command whose answer
+// (SOFTNDK_DAEMON_TIMEOUT, default 10000; 0 = wait forever). A command whose answer
 // does not come in time returns STATUS_IO_TIMEOUT, and the session is then treated as
 // lost (the stream is out of step): later commands return STATUS_DEVICE_REMOVED and
 // the removal callback runs.

@@ -16,6 +16,8 @@ constexpr EnvironmentVariable kVariables[] = {
     {"SOFTNDK_SOCKET",
      "PATH (default $XDG_RUNTIME_DIR/softndk.sock, else /tmp/softndk-$UID/softndk.sock)",
      "the daemon's control socket"},
+    {"SOFTNDK_DAEMON_TIMEOUT", "MILLISECONDS (default 10000; 0 = wait forever)",
+     "daemon mode: how long a consumer waits to connect and for each answer of the daemon"},
     {"SOFTNDK_CONFIG", "PATH (default: one adapter, rnic0, if_index 1, 127.0.0.1 and ::1)",
      "INI file of virtual adapters (in daemon mode the daemon's; its consumers ask it)"},
     {"SOFTNDK_LOG_LEVEL", "trace | debug | info | warn (default) | error | off",

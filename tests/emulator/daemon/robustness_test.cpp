@@ -572,7 +572,7 @@ TEST_CASE("client timeout: a daemon that never answers makes the client fail ins
     std::strncpy(a.sun_path, path.c_str(), sizeof a.sun_path - 1);
     REQUIRE(::bind(listener, reinterpret_cast<const sockaddr *>(&a), sizeof a) == 0);
     REQUIRE(::listen(listener, 4) == 0);  // connects complete; nobody ever answers
-    ::setenv("SOFTNDK_DAEMON_TIMEOUT_MS", "300", 1);
+    ::setenv("SOFTNDK_DAEMON_TIMEOUT", "300", 1);
     std::atomic<bool> finished{false};
     std::atomic<bool> ok{true};
     std::thread client([&] {
@@ -592,7 +592,7 @@ TEST_CASE("client timeout: a daemon that never answers makes the client fail ins
     }
     client.join();
     CHECK_FALSE(ok.load());
-    ::unsetenv("SOFTNDK_DAEMON_TIMEOUT_MS");
+    ::unsetenv("SOFTNDK_DAEMON_TIMEOUT");
     ::close(listener);
 }
 
