@@ -536,6 +536,38 @@ TEST_CASE("pipelined requests are answered in order across the daemon's per-turn
     ::close(s);
 }
 
+TEST_CASE(
+    "softndk rnic --quota: a bad KEY=N is a usage error and a good one limits each "
+    "consumer",
+    "[daemon][quota]") {
+    TempDir dir;
+    const std::string socket = dir.path + "/cli.sock";
+    const std::string rnic = std::string(SOFTNDK_RNIC) + " --socket " + socket;
+    CHECK(WEXITSTATUS(std::system((rnic + " --quota bogus=1 2>/dev/null").c_str())) == 2);
+    CHECK(WEXITSTATUS(std::system((rnic + " --quota mrs=0 2>/dev/null").c_str())) == 2);
+    FILE *started = ::popen((rnic + " --detach --quota mrs=3 --quota pds=1").c_str(), "r");
+    REQUIRE(started != nullptr);
+    long pid = 0;
+    CHECK(std::fscanf(started, "%ld", &pid) == 1);
+    CHECK(::pclose(started) == 0);
+    REQUIRE(pid > 0);
+    const int s = connect_raw(socket);
+    REQUIRE(attach(s) == 0);
+    hw::ObjectResponse pd{};
+    REQUIRE(object_command(s, hw::CommandOpcode::kCreatePd, 0, 0, pd) == 0);
+    hw::ObjectResponse extra{};
+    CHECK(object_command(s, hw::CommandOpcode::kCreatePd, 0, 0, extra) ==
+          status::kInsufficientResources);
+    std::vector<int32_t> allocs;
+    for (int i = 0; i < 4; ++i) {
+        hw::ObjectResponse mr{};
+        allocs.push_back(object_command(s, hw::CommandOpcode::kAllocMr, pd.object, 0, mr));
+    }
+    CHECK(allocs == std::vector<int32_t>{0, 0, 0, status::kInsufficientResources});
+    ::close(s);
+    ::kill(static_cast<pid_t>(pid), SIGTERM);
+}
+
 TEST_CASE("session limits: past sessions-per-process new sessions are closed and others served",
           "[daemon][limits]") {
     DaemonOptions options;
