@@ -721,17 +721,19 @@ uint64_t bench_count(const char *variable, uint64_t fallback) {
     return v != nullptr && *v != '\0' ? std::strtoull(v, nullptr, 10) : fallback;
 }
 
+// The daemon a benchmark talks to: SOFTNDK_BENCH_SOCKET's (a real `softndk rnic`, as
+// bench/daemon_robustness.sh starts one), else one started in `local`.
+std::string bench_socket(std::optional<RunningDaemon> &local) {
+    if (const char *external = std::getenv("SOFTNDK_BENCH_SOCKET")) return external;
+    local.emplace(DaemonOptions{});
+    return local->path();
+}
+
 }  // namespace
 
 TEST_CASE("bench: MR registrations from one consumer", "[.bench-registrations]") {
     std::optional<RunningDaemon> local;
-    std::string path;
-    if (const char *external = std::getenv("SOFTNDK_BENCH_SOCKET")) {
-        path = external;
-    } else {
-        local.emplace(DaemonOptions{});
-        path = local->path();
-    }
+    const std::string path = bench_socket(local);
     const uint64_t count = bench_count("SOFTNDK_BENCH_REGISTRATIONS", 1'000'000);
     const int s = connect_raw(path);
     REQUIRE(attach(s) == 0);
@@ -753,13 +755,7 @@ TEST_CASE("bench: MR registrations from one consumer", "[.bench-registrations]")
 
 TEST_CASE("bench: random control messages", "[.bench-random]") {
     std::optional<RunningDaemon> local;
-    std::string path;
-    if (const char *external = std::getenv("SOFTNDK_BENCH_SOCKET")) {
-        path = external;
-    } else {
-        local.emplace(DaemonOptions{});
-        path = local->path();
-    }
+    const std::string path = bench_socket(local);
     const uint64_t count = bench_count("SOFTNDK_BENCH_MESSAGES", 1'000'000);
     const auto start = std::chrono::steady_clock::now();
     const uint64_t closed = random_messages(path, count, 1'000'003);
