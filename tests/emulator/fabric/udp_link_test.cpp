@@ -154,9 +154,11 @@ TEST_CASE("Malformed datagrams are counted and dropped, and the link keeps worki
     const uint8_t short_packet[3] = {0x04, 0, 0};  // shorter than a BTH + ICRC
     send_raw(port, short_packet, sizeof short_packet);
     const uint8_t cm_truncated[8] = {UdpLink::kCmOpcode, 'S', 'C', 'M', 1, 2, 3, 4};
-    send_raw(port, cm_truncated, sizeof cm_truncated);        // CM opcode, wrong size
-    std::vector<uint8_t> forged(4 + sizeof(cm::Message), 0);  // right size, forged addresses
-    std::memcpy(forged.data(), "\xC0SCM", 4);
+    send_raw(port, cm_truncated, sizeof cm_truncated);  // CM opcode, wrong size
+    // Right size and magic (BTH | "SCM1" | message | ICRC), zero message and ICRC.
+    std::vector<uint8_t> forged(wire::kBthSize + 4 + sizeof(cm::Message) + wire::kIcrcSize, 0);
+    forged[0] = UdpLink::kCmOpcode;
+    std::memcpy(forged.data() + wire::kBthSize, "SCM1", 4);
     send_raw(port, forged.data(), forged.size());
     std::vector<uint8_t> unknown(40, 0xFF);  // opcode 0xFF: no such packet
     send_raw(port, unknown.data(), unknown.size());
