@@ -192,3 +192,20 @@ TEST_CASE("Malformed datagrams are counted and dropped, and the link keeps worki
     REQUIRE(got);
     CHECK(got->syndrome == hw::Syndrome::kSuccess);
 }
+
+TEST_CASE("IPv4 frames leave through a raw socket unless SOFTNDK_FABRIC_RAW=off", "[fabric][udp]") {
+    // The ICRC covers the IPv4 identification, which only a raw socket controls
+    // (udp_link.hpp); emu.fabric.wire_capture checks the frames themselves on lo.
+    setenv("SOFTNDK_FABRIC_RAW", "off", 1);
+    {
+        UdpLink link(static_cast<uint16_t>(test_port() + 2), UdpLink::Receiver{});
+        CHECK_FALSE(link.sends_raw_ipv4());
+    }
+    unsetenv("SOFTNDK_FABRIC_RAW");
+    UdpLink link(static_cast<uint16_t>(test_port() + 2), UdpLink::Receiver{});
+    if (::geteuid() == 0) {
+        CHECK(link.sends_raw_ipv4());
+    } else {
+        WARN("not root: whether CAP_NET_RAW is granted is not known here");
+    }
+}
