@@ -3,22 +3,31 @@
 # RoCEv2 through a lossy, reordering veth link; every byte is checked, and so is the
 # wire.
 #
-#   bench/netns.sh [--mib N] [--size B] [--build DIR] [--keep]
+#   bench/netns.sh [--mib N] [--size B] [--loss P] [--reorder P] [--build DIR] [--keep]
 #
 #   --mib N     data each end sends (default 100): examples/pingpong, which checks
 #               every byte of every message it receives
 #   --size B    pingpong's message size (default 65536)
+#   --loss P, --reorder P   percent of RoCEv2 packets lost (default 5) and delayed behind
+#               the others (default 5; at 25 the RC transport gives up after ~10 000
+#               messages with STATUS_IO_TIMEOUT, see docs/wire.md)
 #   --build DIR the build tree (default build/default): pingpong, wire oracle path
 #   --keep      keep the work directory (capture, logs) and print it
+# SOFTNDK_TIME (default here: paced) is passed to both ends. In functional time each
+# process's model clock runs on its own, and an RC ACK timeout armed in model time
+# fires ~0.3 s of wall time late; 100 MiB at 5 % loss then takes hours, not a minute.
 #
 # Topology: namespaces sndk-a (10.77.0.1) and sndk-b (10.77.0.2), a veth pair between
 # them, each end its own SOFTNDK_CONFIG adapter, SOFTNDK_FABRIC=udp. Impairment on
 # both veth ends, for RoCEv2 (UDP 4791) only:
-#   tc netem loss 5% delay 1ms reorder 25% 50%           when the kernel has netem;
+#   tc netem loss 5% delay 1ms reorder 5% 50%            when the kernel has netem;
 #   otherwise (CONFIG_NET_SCH_NETEM unset, as on this project's CI VM):
 #     5% loss:      nft, `numgen random mod 100 < 5 drop` on egress
-#     reordering:   25% of the packets are steered (nft `meta priority`) into an HTB
+#     reordering:   5% of the packets are steered (nft `meta priority`) into an HTB
 #                   class limited to 200 Mbit/s, so they fall behind the others.
+# The fabric's CM messages (BTH opcode 0xC0, docs/wire.md) are spared by the nft rules:
+# the CM does not retransmit (emulator/cm), so one lost REQ, REP or RTU fails the
+# connection with STATUS_IO_TIMEOUT. netem spares nothing.
 # dumpcap captures sndk-a's veth. Afterwards:
 #   - both pingpong ends exit 0 (each verified every byte it received);
 #   - tshark decodes every frame as InfiniBand, none malformed
@@ -29,14 +38,16 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
-mib=100 build=build/default keep=0 size=65536
+mib=100 build=build/default keep=0 size=65536 loss=5 reorder=5 time_mode=${SOFTNDK_TIME:-paced}
 while [ $# -gt 0 ]; do
   case $1 in
     --mib) mib=$2; shift 2 ;;
     --size) size=$2; shift 2 ;;
+    --loss) loss=$2; shift 2 ;;
+    --reorder) reorder=$2; shift 2 ;;
     --build) build=$2; shift 2 ;;
     --keep) keep=1; shift ;;
-    *) echo "usage: $0 [--mib N] [--size B] [--build DIR] [--keep]" >&2; exit 2 ;;
+    *) echo "usage: $0 [--mib N] [--size B] [--loss P] [--reorder P] [--build DIR] [--keep]" >&2; exit 2 ;;
   esac
 done
 skip() { echo "SKIPPED: $*"; exit 77; }
@@ -73,7 +84,7 @@ ip -n "$ns_b" link set veth-b up
 
 impair() {  # namespace device
   local ns=$1 dev=$2
-  if ip netns exec "$ns" tc qdisc add dev "$dev" root netem loss 5% delay 1ms reorder 25% 50% \
+  if ip netns exec "$ns" tc qdisc add dev "$dev" root netem loss $loss% delay 1ms reorder $reorder% 50% \
       2>/dev/null; then
     echo "netem"
     return 0
@@ -87,8 +98,8 @@ impair() {  # namespace device
 table inet impair {
   chain out {
     type filter hook postrouting priority 0; policy accept;
-    udp dport 4791 numgen random mod 100 < 5 counter drop
-    udp dport 4791 numgen random mod 100 < 25 counter meta priority set 1:20
+    udp dport 4791 @th,64,8 != 0xc0 numgen random mod 100 < $loss counter drop
+    udp dport 4791 @th,64,8 != 0xc0 numgen random mod 100 < $reorder counter meta priority set 1:20
   }
 }
 NFT
@@ -104,7 +115,7 @@ for side in a b; do
 if_index = 1
 ipv4 = $ip
 path_mtu = 1024   ; a 1500-byte veth: 1024-byte IB payload + 58 bytes of headers fit
-ack_timeout = 8   ; ~1 ms: a lost tail is retransmitted soon (LAN round trips)
+ack_timeout = 11  ; ~8 ms: a lost tail is retransmitted soon, a busy machine does not time out
 retry_count = 7
 INI
 done
@@ -116,10 +127,10 @@ for _ in $(seq 50); do [ -s "$pcap" ] && break; sleep 0.1; done
 
 iters=$(( mib * 1024 * 1024 / size ))
 start=$(date +%s.%N)
-ip netns exec "$ns_b" env SOFTNDK_FABRIC=udp SOFTNDK_CONFIG="$work/b.ini" \
+ip netns exec "$ns_b" env SOFTNDK_FABRIC=udp SOFTNDK_CONFIG="$work/b.ini" SOFTNDK_TIME=$time_mode \
   "$pingpong" -s $size -n $iters >"$work/server.log" 2>&1 &
 server=$!
-ip netns exec "$ns_a" env SOFTNDK_FABRIC=udp SOFTNDK_CONFIG="$work/a.ini" \
+ip netns exec "$ns_a" env SOFTNDK_FABRIC=udp SOFTNDK_CONFIG="$work/a.ini" SOFTNDK_TIME=$time_mode \
   "$pingpong" -s $size -n $iters 10.77.0.2 >"$work/client.log" 2>&1
 client_status=$?
 wait $server
@@ -128,10 +139,11 @@ end=$(date +%s.%N)
 sleep 0.5
 kill -INT $capture; wait $capture 2>/dev/null; capture=
 
-echo "impairment: a $method_a, b $method_b"
+echo "impairment: $loss% loss, $reorder% reordered; a $method_a, b $method_b"
 for ns in "$ns_a" "$ns_b"; do
-  ip netns exec "$ns" nft list table inet impair 2>/dev/null | grep -o 'counter packets [0-9]* bytes [0-9]* drop' |
-    sed "s/^/$ns dropped: /"
+  ip netns exec "$ns" nft list table inet impair 2>/dev/null |
+    awk -v ns="$ns" '/counter packets/ { for (i = 1; i <= NF; i++) if ($i == "packets") n = $(i + 1)
+                      print ns ": " n " packets " (/drop/ ? "dropped" : "delayed (reordered)") }'
 done
 echo "transfer: ${mib} MiB each way in $iters messages of $size bytes, $(echo "$end - $start" | bc) s," \
   "client exit $client_status, server exit $server_status"
@@ -140,10 +152,15 @@ echo "transfer: ${mib} MiB each way in $iters messages of $size bytes, $(echo "$
 tail -2 "$work/client.log"
 
 # One tshark pass: per frame, whether it decoded as InfiniBand and whether it is malformed.
-read -r frames decoded malformed < <(tshark -r "$pcap" --disable-heuristic rpcrdma_infiniband \
-    -T fields -e frame.number -e infiniband.bth.opcode -e _ws.malformed 2>/dev/null |
-  awk -F'\t' '{ n++; if ($2 != "") ib++; if ($3 != "") bad++ } END { print n+0, ib+0, bad+0 }')
-echo "tshark: $decoded/$frames frames decoded as InfiniBand, $malformed malformed"
+# Also counted: NAKs for a PSN sequence error (AETH syndrome 0x60), what loss and
+# reordering make the responder send.
+read -r frames decoded malformed naks < <(tshark -r "$pcap" --disable-heuristic rpcrdma_infiniband \
+    -T fields -e frame.number -e infiniband.bth.opcode -e _ws.malformed \
+    -e infiniband.aeth.syndrome 2>/dev/null |
+  awk -F'\t' '{ n++; if ($2 != "") ib++; if ($3 != "") bad++; if ($4 == "96") nak++ }
+               END { print n+0, ib+0, bad+0, nak+0 }')
+echo "tshark: $decoded/$frames frames decoded as InfiniBand, $malformed malformed," \
+  "$naks NAKs (PSN sequence error)"
 [ "$frames" -gt 0 ] && [ "$decoded" -eq "$frames" ] || fail "tshark decodes $decoded of $frames frames"
 [ "$malformed" -eq 0 ] || fail "$malformed malformed frames"
 python3 "$oracle" --verify-icrc "$pcap" --quiet >"$work/oracle.log" 2>&1 || fail "ICRC: $(tail -3 "$work/oracle.log")"
