@@ -47,9 +47,10 @@ oracle_status=$?
 cat "$work/oracle.log"
 [ $oracle_status -eq 0 ] || fail "the wire oracle rejects ICRCs (exit $oracle_status)"
 
-frames=$(tshark -r "$pcap" 2>/dev/null | wc -l)
-decoded=$(tshark -r "$pcap" --disable-heuristic rpcrdma_infiniband -Y infiniband 2>/dev/null | wc -l)
-malformed=$(tshark -r "$pcap" --disable-heuristic rpcrdma_infiniband -Y _ws.malformed 2>/dev/null | wc -l)
+# One tshark pass: per frame, whether it decoded as InfiniBand and whether it is malformed.
+read -r frames decoded malformed < <(tshark -r "$pcap" --disable-heuristic rpcrdma_infiniband \
+    -T fields -e frame.number -e infiniband.bth.opcode -e _ws.malformed 2>/dev/null |
+  awk -F'\t' '{ n++; if ($2 != "") ib++; if ($3 != "") bad++ } END { print n+0, ib+0, bad+0 }')
 echo "tshark: $decoded/$frames frames decoded as InfiniBand, $malformed malformed"
 [ "$frames" -gt 0 ] && [ "$decoded" -eq "$frames" ] || fail "tshark decodes $decoded of $frames frames"
 [ "$malformed" -eq 0 ] || fail "tshark finds $malformed malformed frames"
