@@ -75,20 +75,59 @@ ConnectionManager::ConnectionManager(Device &device) : device_(device) {}
 ConnectionManager::~ConnectionManager() = default;
 
 bool ConnectionManager::endpoint_in_use(const Endpoint &ep) const {
-    auto clash = [&ep](const Endpoint &other) {
-        return other.port == ep.port && other.v4 == ep.v4 &&
-               (other.any || ep.any || other.ip == ep.ip);
-    };
-    for (const auto &[id, l] : listeners_) {
-        if (clash(l.endpoint)) return true;
+    auto it = ports_.find({ep.v4, ep.port});
+    if (it == ports_.end()) return false;
+    const PortHolders &h = it->second;
+    if (ep.any) return !h.empty();
+    if (h.wildcards != 0 || h.addresses.contains(ep.ip.bytes)) return true;
+    // Connections hold specific addresses: any of them on ep.ip clashes.
+    auto p = h.peers.lower_bound({ep.ip.bytes, IpKey{}, 0});
+    return p != h.peers.end() && std::get<0>(*p) == ep.ip.bytes;
+}
+
+void ConnectionManager::hold_port(const Endpoint &ep) {
+    PortHolders &h = ports_[{ep.v4, ep.port}];
+    if (ep.any) {
+        ++h.wildcards;
+    } else {
+        ++h.addresses[ep.ip.bytes];
     }
-    for (const auto &[id, e] : shared_endpoints_) {
-        if (clash(e.endpoint)) return true;
+}
+
+void ConnectionManager::release_port(const Endpoint &ep) {
+    auto it = ports_.find({ep.v4, ep.port});
+    if (it == ports_.end()) return;
+    PortHolders &h = it->second;
+    if (ep.any) {
+        if (h.wildcards != 0) --h.wildcards;
+    } else if (auto a = h.addresses.find(ep.ip.bytes); a != h.addresses.end() && --a->second == 0) {
+        h.addresses.erase(a);
     }
-    for (const auto &[id, c] : connections_) {
-        if (c.active && c.state != State::kFailed && clash(c.local)) return true;
+    if (h.empty()) ports_.erase(it);
+}
+
+void ConnectionManager::hold_connection_port(Connection &c) {
+    if (c.holds_port) return;
+    ports_[{c.local.v4, c.local.port}].peers.emplace(c.local.ip.bytes, c.peer.ip.bytes,
+                                                     c.peer.port);
+    c.holds_port = true;
+}
+
+void ConnectionManager::release_connection_port(Connection &c) {
+    if (!c.holds_port) return;
+    c.holds_port = false;
+    auto it = ports_.find({c.local.v4, c.local.port});
+    if (it == ports_.end()) return;
+    auto &peers = it->second.peers;
+    if (auto p = peers.find({c.local.ip.bytes, c.peer.ip.bytes, c.peer.port}); p != peers.end()) {
+        peers.erase(p);
     }
-    return false;
+    if (it->second.empty()) ports_.erase(it);
+}
+
+uint32_t ConnectionManager::endpoints_of(uint32_t context) const {
+    auto it = endpoints_per_context_.find(context);
+    return it == endpoints_per_context_.end() ? 0 : it->second;
 }
 
 int32_t ConnectionManager::claim_port(Endpoint &ep) {
@@ -166,12 +205,14 @@ void ConnectionManager::on_timeout(uint32_t id, uint64_t generation) {
         case State::kReqSent:
             log().debug("conn#{}: no answer to REQ", id);
             c.state = State::kFailed;
+            release_connection_port(c);
             unbind_qp(c, false);
             event(c, id, hw::EqeType::kConnectReply, status::kIoTimeout);
             break;
         case State::kAccepted:
             log().debug("conn#{}: no RTU", id);
             c.state = State::kFailed;
+            release_connection_port(c);
             unbind_qp(c, true);
             event(c, id, hw::EqeType::kConnectAborted, status::kIoTimeout);
             break;
@@ -223,14 +264,17 @@ void ConnectionManager::connect_qp(Connection &c, bool to_rts) {
 // ---- commands
 
 int32_t ConnectionManager::listen(uint32_t context, const hw::WireSockaddr &address,
-                                  uint32_t &listener, hw::WireSockaddr &bound) {
+                                  uint32_t &listener, hw::WireSockaddr &bound, uint32_t quota) {
     auto ep = parse_sockaddr(address);
     if (!ep) return status::kInvalidAddress;
     if (!ep->any && !device_.owns_address(ep->ip)) return status::kInvalidAddress;
     std::lock_guard lock(mutex_);
+    if (endpoints_of(context) >= quota) return status::kInsufficientResources;
     if (const int32_t s = claim_port(*ep); s != status::kSuccess) return s;
     listener = next_listener_++;
     listeners_.emplace(listener, Listener{context, *ep, false});
+    hold_port(*ep);
+    ++endpoints_per_context_[context];
     bound = make_sockaddr(*ep);
     log().debug("listener#{}: ctx#{} port {}", listener, context, ep->port);
     return status::kSuccess;
@@ -240,6 +284,8 @@ int32_t ConnectionManager::close_listener(uint32_t context, uint32_t listener) {
     std::lock_guard lock(mutex_);
     auto it = listeners_.find(listener);
     if (it == listeners_.end() || it->second.context != context) return status::kInvalidParameter;
+    release_port(it->second.endpoint);
+    if (--endpoints_per_context_[context] == 0) endpoints_per_context_.erase(context);
     listeners_.erase(it);
     return status::kSuccess;
 }
@@ -257,15 +303,19 @@ bool ConnectionManager::resolve_local(Endpoint &ep, bool v4) const {
 }
 
 int32_t ConnectionManager::create_shared_endpoint(uint32_t context, const hw::WireSockaddr &address,
-                                                  uint32_t &endpoint, hw::WireSockaddr &bound) {
+                                                  uint32_t &endpoint, hw::WireSockaddr &bound,
+                                                  uint32_t quota) {
     auto ep = parse_sockaddr(address);
     if (!ep) return status::kInvalidAddress;
     // Connections leave from one address: a wildcard picks the adapter's first one.
     if (!resolve_local(*ep, ep->v4)) return status::kInvalidAddress;
     std::lock_guard lock(mutex_);
+    if (endpoints_of(context) >= quota) return status::kInsufficientResources;
     if (const int32_t s = claim_port(*ep); s != status::kSuccess) return s;
     endpoint = next_shared_endpoint_++;
     shared_endpoints_.emplace(endpoint, SharedEndpoint{context, *ep});
+    hold_port(*ep);
+    ++endpoints_per_context_[context];
     bound = make_sockaddr(*ep);
     log().debug("shared endpoint#{}: ctx#{} port {}", endpoint, context, ep->port);
     return status::kSuccess;
@@ -277,6 +327,8 @@ int32_t ConnectionManager::close_shared_endpoint(uint32_t context, uint32_t endp
     if (it == shared_endpoints_.end() || it->second.context != context) {
         return status::kInvalidParameter;
     }
+    release_port(it->second.endpoint);
+    if (--endpoints_per_context_[context] == 0) endpoints_per_context_.erase(context);
     shared_endpoints_.erase(it);
     return status::kSuccess;
 }
@@ -327,12 +379,10 @@ int32_t ConnectionManager::connect(uint32_t context, const hw::ConnectRequest &r
     if (rq.shared_endpoint != 0) {
         // The endpoint may serve many connections, but one 4-tuple names one connection.
         if (!shared_endpoints_.contains(rq.shared_endpoint)) return status::kInvalidParameter;
-        for (const auto &[id, other] : connections_) {
-            if (other.active && other.state != State::kFailed && other.local.port == src->port &&
-                other.local.ip == src->ip && other.peer.port == dst->port &&
-                other.peer.ip == dst->ip) {
-                return status::kAddressAlreadyExists;
-            }
+        if (auto held = ports_.find({src->v4, src->port});
+            held != ports_.end() &&
+            held->second.peers.contains({src->ip.bytes, dst->ip.bytes, dst->port})) {
+            return status::kAddressAlreadyExists;
         }
     } else if (const int32_t s = claim_port(*src); s != status::kSuccess) {
         return s;
@@ -351,6 +401,7 @@ int32_t ConnectionManager::connect(uint32_t context, const hw::ConnectRequest &r
     c.own_ord = std::min(rq.outbound_read_limit, limits.max_outbound_reads);
     c.local_psn = device_.next_start_psn(rq.qp);
     c.private_capacity = std::min(limits.max_callee_data, hw::kMaxPrivateData);
+    hold_connection_port(c);
     {
         std::lock_guard qlock(qp->mutex);
         qp->connection = id;
@@ -426,6 +477,7 @@ int32_t ConnectionManager::reject(uint32_t context, const hw::AcceptRequest &rq)
     std::memcpy(m.private_data, rq.private_data, rq.private_data_bytes);
     send(m);
     c->state = State::kFailed;
+    release_connection_port(*c);
     unbind_qp(*c, false);
     return status::kSuccess;
 }
@@ -491,6 +543,7 @@ int32_t ConnectionManager::close_connection(uint32_t context, uint32_t connectio
     Connection *c = owned(context, connection);
     if (c == nullptr) return status::kInvalidParameter;
     abandon(connection, *c);
+    release_connection_port(*c);
     connections_.erase(connection);
     return status::kSuccess;
 }
@@ -628,6 +681,7 @@ void ConnectionManager::on_rej(const Message &m) {
         const uint32_t n = std::min(m.private_data_bytes, hw::kMaxPrivateData);
         c.peer_private_data.assign(m.private_data, m.private_data + n);
         c.state = State::kFailed;
+        release_connection_port(c);
         ++c.timer_generation;
         unbind_qp(c, false);
         event(c, id, hw::EqeType::kConnectReply, m.status);
@@ -635,6 +689,7 @@ void ConnectionManager::on_rej(const Message &m) {
                c.peer_id == m.sender_id) {
         const bool accepted = c.state == State::kAccepted;
         c.state = State::kFailed;
+        release_connection_port(c);
         ++c.timer_generation;
         unbind_qp(c, accepted);
         event(c, id, hw::EqeType::kConnectAborted, status::kConnectionAborted);
@@ -691,12 +746,21 @@ int32_t ConnectionManager::kill_connection(uint32_t qp) {
 
 void ConnectionManager::context_died(uint32_t context) {
     std::lock_guard lock(mutex_);
-    std::erase_if(listeners_, [context](const auto &kv) { return kv.second.context == context; });
-    std::erase_if(shared_endpoints_,
-                  [context](const auto &kv) { return kv.second.context == context; });
+    std::erase_if(listeners_, [this, context](const auto &kv) {
+        if (kv.second.context != context) return false;
+        release_port(kv.second.endpoint);
+        return true;
+    });
+    std::erase_if(shared_endpoints_, [this, context](const auto &kv) {
+        if (kv.second.context != context) return false;
+        release_port(kv.second.endpoint);
+        return true;
+    });
+    endpoints_per_context_.erase(context);
     for (auto it = connections_.begin(); it != connections_.end();) {
         if (it->second.context == context) {
             abandon(it->first, it->second);
+            release_connection_port(it->second);
             it = connections_.erase(it);
         } else {
             ++it;
@@ -713,6 +777,7 @@ void ConnectionManager::qp_destroyed(uint32_t qp) {
             c.state = State::kDisconnecting;
         }
         c.qp = 0;
+        release_connection_port(c);
     }
 }
 

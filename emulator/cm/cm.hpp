@@ -36,10 +36,13 @@
 // (order cm -> objects -> QP -> CQ -> EQ), never the other way round.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <map>
 #include <mutex>
 #include <optional>
+#include <set>
+#include <tuple>
 #include <vector>
 
 #include "cm/messages.hpp"
@@ -68,15 +71,18 @@ class ConnectionManager {
     explicit ConnectionManager(Device &device);
     ~ConnectionManager();
 
+    // `quota`: how many listeners and shared endpoints `context` may hold together
+    // (ConsumerQuota::listeners); past it STATUS_INSUFFICIENT_RESOURCES.
     int32_t listen(uint32_t context, const hw::WireSockaddr &address, uint32_t &listener,
-                   hw::WireSockaddr &bound);
+                   hw::WireSockaddr &bound, uint32_t quota = UINT32_MAX);
     int32_t close_listener(uint32_t context, uint32_t listener);
     int32_t pause_listener(uint32_t context, uint32_t listener, bool pause);
     // A local IP:port reserved for outgoing connections (NdkCreateSharedEndpoint):
     // no listener or other connection may take it; connections made through it
     // (ConnectRequest::shared_endpoint) share it, one per peer address.
     int32_t create_shared_endpoint(uint32_t context, const hw::WireSockaddr &address,
-                                   uint32_t &endpoint, hw::WireSockaddr &bound);
+                                   uint32_t &endpoint, hw::WireSockaddr &bound,
+                                   uint32_t quota = UINT32_MAX);
     int32_t close_shared_endpoint(uint32_t context, uint32_t endpoint);
     int32_t connect(uint32_t context, const hw::ConnectRequest &request, uint32_t &connection);
     int32_t accept(uint32_t context, const hw::AcceptRequest &request);
@@ -92,6 +98,8 @@ class ConnectionManager {
     // network tore it down; both ends get kDisconnected and the QP goes to ERROR.
     // STATUS_CONNECTION_INVALID if `qp` has no established connection.
     int32_t kill_connection(uint32_t qp);
+    // The QP's connection (if any) is disconnected towards the peer and gives its local
+    // port back at once: a record the consumer never closes does not keep the port.
     void qp_destroyed(uint32_t qp);
     // kQueryResources: up to `max` connections, listeners and shared endpoints numbered
     // `start` or above (hw_interface.hpp section 13's CM numbering), in ascending number.
@@ -133,7 +141,27 @@ class ConnectionManager {
         std::vector<uint8_t> peer_private_data;
         uint32_t private_capacity = 0;
         uint64_t timer_generation = 0;
+        bool holds_port = false;  // `local` is counted in ports_ (active, not failed)
     };
+    // Who holds each (family, port): what claim_port and endpoint_in_use consult, so a
+    // port check costs O(log n) whatever the number of records (issue 16, item 6).
+    // Listeners and shared endpoints hold their endpoint while they exist; an active
+    // connection holds its local endpoint from kConnect until it fails, is closed, or
+    // its QP is destroyed.
+    using IpKey = std::array<uint8_t, 16>;
+    struct PortHolders {
+        uint32_t wildcards = 0;               // holders on the unspecified address
+        std::map<IpKey, uint32_t> addresses;  // holders on one address
+        // Active connections through this local port: (local ip, peer ip, peer port).
+        std::multiset<std::tuple<IpKey, IpKey, uint16_t>> peers;
+        bool empty() const { return wildcards == 0 && addresses.empty() && peers.empty(); }
+    };
+    void hold_port(const Endpoint &ep);
+    void release_port(const Endpoint &ep);
+    void hold_connection_port(Connection &c);
+    void release_connection_port(Connection &c);
+    // Listeners + shared endpoints of `context`.
+    uint32_t endpoints_of(uint32_t context) const;
 
     bool endpoint_in_use(const Endpoint &ep) const;
     // An address of this adapter: true if `ep` names one, or is a wildcard, which
@@ -171,6 +199,8 @@ class ConnectionManager {
     uint32_t next_shared_endpoint_ = 1;
     uint32_t next_connection_ = 1;
     uint32_t next_port_ = 49152;
+    std::map<std::pair<bool, uint16_t>, PortHolders> ports_;  // (v4, port)
+    std::map<uint32_t, uint32_t> endpoints_per_context_;      // listeners + shared endpoints
 };
 
 }  // namespace softndk::emu::cm

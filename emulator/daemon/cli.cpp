@@ -114,6 +114,11 @@ void add_rnic_options(CLI::App &app, RnicCommandLine &command_line) {
     app.add_option("--spin-us", command_line.spin_us,
                    "microseconds the device thread polls before it sleeps (0 = never spin)")
         ->check(CLI::Range(0u, 100000u));
+    app.add_option("--quota", command_line.quotas,
+                   "KEY=N (repeatable): per-consumer limit on pds (256), cqs (1024), qps "
+                   "(1024), srqs (256), mrs (16384), mws (16384), listeners (256, with shared "
+                   "endpoints), mappings (1024 memory windows); daemon-wide sessions (256), "
+                   "sessions-per-process (64), request-timeout-ms (5000)");
     app.add_option("--time", command_line.time_mode,
                    "functional (as fast as the host allows) or paced (nothing completes before "
                    "its model time); default SOFTNDK_TIME, else functional (docs/timing.md)")
@@ -213,6 +218,12 @@ int run_rnic(const RnicCommandLine &command_line) {
         }
     }
     options.spin = std::chrono::microseconds(command_line.spin_us);
+    for (const auto &quota : command_line.quotas) {
+        if (!apply_quota(quota, options.quota, options.limits, error)) {
+            std::fprintf(stderr, "softndk rnic: %s\n", error.c_str());
+            return 2;
+        }
+    }
     if (!command_line.config_path.empty() &&
         !load_adapter_config(command_line.config_path, options.adapters, error)) {
         std::fprintf(stderr, "softndk rnic: --config %s: %s\n", command_line.config_path.c_str(),

@@ -36,6 +36,9 @@ struct RnicCommandLine {
     int ready_fd = -1;      // --ready-fd N: write "READY=1\n" to N once listening; -1 = none
     std::string log_level;  // --log-level; "" = SOFTNDK_LOG_LEVEL, else warn
     unsigned spin_us = 25;
+    // --quota KEY=N, repeatable: server.hpp apply_quota (per-consumer object quotas and
+    // the daemon's session/mapping limits).
+    std::vector<std::string> quotas;
     bool status = false;     // --status: query the running daemon instead of starting one
     bool json = false;       // --status -j/--json: the status as one JSON object
     std::string time_mode;   // --time: functional | paced ("" = SOFTNDK_TIME, else functional)

@@ -9,6 +9,7 @@
 
 #include <array>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <optional>
 #include <vector>
@@ -42,6 +43,18 @@ void write_status(hw::ResponseHeader &response, size_t response_bytes, uint32_t 
 
 namespace {
 
+// SO_SNDTIMEO bounds connect() too (a daemon whose backlog is full), SO_RCVTIMEO each
+// wait for a response: a daemon that stops answering is noticed, never waited on forever.
+void set_timeouts(int socket) {
+    const auto timeout = DaemonClient::reply_timeout();
+    if (timeout.count() == 0) return;
+    timeval tv{};
+    tv.tv_sec = static_cast<time_t>(timeout.count() / 1000);
+    tv.tv_usec = static_cast<suseconds_t>(timeout.count() % 1000 * 1000);
+    ::setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    ::setsockopt(socket, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
+}
+
 UniqueFd connect_socket(const std::string &socket_path, std::string &error) {
     sockaddr_un address{};
     address.sun_family = AF_UNIX;
@@ -51,6 +64,7 @@ UniqueFd connect_socket(const std::string &socket_path, std::string &error) {
     }
     std::memcpy(address.sun_path, socket_path.c_str(), socket_path.size());
     UniqueFd s(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
+    if (s) set_timeouts(s.get());
     if (!s || ::connect(s.get(), reinterpret_cast<sockaddr *>(&address), sizeof(address)) != 0) {
         error = "SOFTNDK_MODE=daemon: cannot reach the SoftNDK daemon at " + socket_path + " (" +
                 std::strerror(errno) + "); start it with `softndk rnic` or set SOFTNDK_SOCKET";
@@ -71,6 +85,15 @@ UniqueFd connect_socket(const std::string &socket_path, std::string &error) {
 }
 
 }  // namespace
+
+std::chrono::milliseconds DaemonClient::reply_timeout() {
+    if (const char *env = std::getenv("SOFTNDK_DAEMON_TIMEOUT"); env != nullptr && *env) {
+        char *end = nullptr;
+        const unsigned long long ms = std::strtoull(env, &end, 10);
+        if (end != nullptr && *end == '\0') return std::chrono::milliseconds(ms);
+    }
+    return std::chrono::milliseconds(10'000);
+}
 
 // Connects and asks kDaemonStatus: the client on success (a session, not attached).
 std::unique_ptr<DaemonClient> DaemonClient::open_session(const std::string &socket_path,
@@ -96,6 +119,30 @@ std::unique_ptr<DaemonClient> DaemonClient::open_session(const std::string &sock
 bool DaemonClient::query_status(const std::string &socket_path, uint32_t if_index,
                                 DaemonStatusResponse &status, std::string &error) {
     return open_session(socket_path, if_index, status, error) != nullptr;
+}
+
+bool DaemonClient::query_adapters(const std::string &socket_path,
+                                  std::vector<DaemonAdapterResponse> &adapters,
+                                  std::string &error) {
+    DaemonStatusResponse daemon{};
+    auto client = open_session(socket_path, 0, daemon, error);
+    if (!client) return false;
+    adapters.clear();
+    // A daemon's adapters are fixed while it runs: the status's count holds.
+    for (uint32_t position = 0; position < daemon.adapters; ++position) {
+        DaemonAdapterRequest rq{};
+        rq.header = {kDaemonAdapter, sizeof(rq), position + 1};
+        rq.position = position;
+        DaemonAdapterResponse rs{};
+        const int32_t st = client->execute(rq.header, rs.header, sizeof(rs));
+        if (st != status::kSuccess) {
+            error = "SoftNDK daemon at " + socket_path + " did not describe its adapter " +
+                    std::to_string(position) + " (status " + std::to_string(st) + ")";
+            return false;
+        }
+        adapters.push_back(rs);
+    }
+    return true;
 }
 
 std::unique_ptr<DaemonClient> DaemonClient::connect(const std::string &socket_path,
@@ -157,14 +204,24 @@ int32_t DaemonClient::round_trip(const hw::CommandHeader &request, hw::ResponseH
         return status::kInvalidParameter;
     }
     auto removed = [&] {
+        // A timeout leaves the stream mid-message: the session cannot go on either way.
+        const bool timed_out = errno == EAGAIN || errno == EWOULDBLOCK;
         if (!broken_) {
-            logger(Component::kDevice).error("daemon connection lost: {}", std::strerror(errno));
+            if (timed_out) {
+                logger(Component::kDevice)
+                    .error("the daemon did not answer within {} ms: treating it as gone",
+                           reply_timeout().count());
+            } else {
+                logger(Component::kDevice)
+                    .error("daemon connection lost: {}", std::strerror(errno));
+            }
             ::shutdown(socket_.get(), SHUT_RDWR);
         }
+        const int32_t s = timed_out && !broken_ ? status::kIoTimeout : status::kDeviceRemoved;
         broken_ = true;
         received.clear();
-        write_status(response, response_bytes, request.sequence, status::kDeviceRemoved);
-        return status::kDeviceRemoved;
+        write_status(response, response_bytes, request.sequence, s);
+        return s;
     };
     if (broken_) return removed();
     const auto *bytes = reinterpret_cast<const std::byte *>(&request);

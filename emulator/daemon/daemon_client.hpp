@@ -18,9 +18,15 @@
 //                    and calls the callback once, the moment the daemon dies or closes
 //                    the session (a SIGKILL included: the kernel closes its end).
 // If the daemon goes away every command returns STATUS_DEVICE_REMOVED.
+// Timeouts: connecting and every response wait at most reply_timeout()
+// (SOFTNDK_DAEMON_TIMEOUT, default 10000; 0 = wait forever). A command whose answer
+// does not come in time returns STATUS_IO_TIMEOUT, and the session is then treated as
+// lost (the stream is out of step): later commands return STATUS_DEVICE_REMOVED and
+// the removal callback runs.
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -47,6 +53,12 @@ class DaemonClient final : public DeviceClient {
     static bool query_status(const std::string &socket_path, uint32_t if_index,
                              struct DaemonStatusResponse &status, std::string &error);
 
+    // Asks the daemon at `socket_path` for every adapter it has (kDaemonAdapter, in its
+    // configuration order) without attaching. False with `error` set if it cannot.
+    static bool query_adapters(const std::string &socket_path,
+                               std::vector<struct DaemonAdapterResponse> &adapters,
+                               std::string &error);
+
     int32_t execute(const hw::CommandHeader &request, hw::ResponseHeader &response,
                     size_t response_bytes, std::span<const int> fds = {}) override;
     void *map(const hw::MemoryHandle &handle) override;
@@ -56,6 +68,9 @@ class DaemonClient final : public DeviceClient {
     void watch_removal(std::function<void()> on_removed) override;
 
     int socket() const { return socket_.get(); }
+
+    // How long connect() and each response may take (see the header comment).
+    static std::chrono::milliseconds reply_timeout();
 
   private:
     explicit DaemonClient(UniqueFd socket) : socket_(std::move(socket)) {}

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include "device/log.hpp"
+#include "device/log_limit.hpp"
 #include "device/status.hpp"
 
 namespace softndk::emu::daemon {
@@ -46,7 +47,9 @@ std::unique_ptr<QueueMemory> MemfdAllocator::allocate(size_t bytes) {
     std::unique_ptr<Mapping> mapping;
     if (fd) mapping = Mapping::map(fd.get(), 0, n, error);
     if (!mapping) {
-        logger(Component::kDevice).warn("queue memory of {} bytes: {}", n, error);
+        static LogLimit limit;  // a consumer asking for queue after queue past our fds
+        log_limited(logger(Component::kDevice), limit, spdlog::level::warn,
+                    "queue memory of {} bytes: {}", n, error);
         return nullptr;
     }
     // ftruncate gave zero-filled pages: nothing to clear.

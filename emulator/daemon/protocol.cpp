@@ -4,16 +4,57 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <string_view>
+
+#include "device/device.hpp"
+#include "device/profile.hpp"
+#include "device/status.hpp"
 
 namespace softndk::emu::daemon {
 
 // The server answers from a kMaxRequestBytes buffer: every response must fit it.
 static_assert(sizeof(hw::ResourcesResponse) <= kMaxRequestBytes);
 static_assert(sizeof(hw::CountersResponse) <= kMaxRequestBytes);
+static_assert(sizeof(DaemonAdapterResponse) <= kMaxRequestBytes);
+
+namespace {
+
+template <size_t N>
+void copy_string(char (&out)[N], std::string_view text) {
+    const size_t n = std::min(text.size(), N - 1);
+    std::memcpy(out, text.data(), n);
+    out[n] = '\0';
+}
+
+}  // namespace
+
+DaemonAdapterResponse describe_adapter(const Device &device, uint32_t adapters) {
+    const AdapterConfig &config = device.config();
+    DaemonAdapterResponse rs{};
+    rs.adapters = adapters;
+    rs.if_index = config.if_index;
+    rs.path_mtu = device.limits().path_mtu;
+    for (const wire::IpAddr &ip : config.addresses) {
+        if (rs.address_count == kDaemonAdapterMaxAddresses) break;
+        std::memcpy(rs.addresses[rs.address_count++], ip.bytes.data(), ip.bytes.size());
+    }
+    copy_string(rs.alias, config.alias);
+    copy_string(rs.profile, config.profile.name);
+    copy_string(rs.technology,
+                device.limits().rdma_technology == status::kTechnologyIwarp ? "iwarp" : "roce");
+    copy_string(rs.profile_source, config.profile.source);
+    copy_string(rs.profile_description, config.profile.description);
+    for (const CostKey &key : cost_keys()) {
+        if (rs.cost_count == kDaemonAdapterMaxCosts) break;
+        rs.costs[rs.cost_count++] = device.cost().*key.field;
+    }
+    return rs;
+}
 
 size_t response_bytes_of(hw::CommandOpcode op) {
     using O = hw::CommandOpcode;
@@ -70,6 +111,7 @@ size_t response_bytes_of(hw::CommandOpcode op) {
             return sizeof(hw::ObjectResponse);
     }
     if (op == kDaemonStatus) return sizeof(DaemonStatusResponse);
+    if (op == kDaemonAdapter) return sizeof(DaemonAdapterResponse);
     return sizeof(hw::ResponseHeader);
 }
 

@@ -32,6 +32,10 @@
 #include "daemon/memfd.hpp"
 #include "softndk/hw_interface.hpp"
 
+namespace softndk::emu {
+class Device;
+}
+
 namespace softndk::emu::daemon {
 
 inline constexpr uint16_t kMaxRequestBytes = 1024;
@@ -58,6 +62,38 @@ struct DaemonStatusResponse {
     uint64_t device_wakeups;    // ... of them ended by a client's FUTEX_WAKE
 };
 
+// One of the daemon's adapters, as the consumer's adapter directory
+// (tools/support/softndk_adapters.h) describes it: `position` counts from 0 in the
+// daemon's configuration order; the response says how many adapters there are. A
+// position beyond them is STATUS_INVALID_PARAMETER. Lets a consumer list what the
+// daemon serves without a configuration of its own (`softndk devices`, the examples).
+// Strings are NUL-terminated (truncated to fit); costs are the values of the profile's
+// [timing] keys in time::CostModel order (device/profile.hpp cost_keys()): the daemon and
+// its consumers are one build, as for every command of this socket.
+inline constexpr hw::CommandOpcode kDaemonAdapter = static_cast<hw::CommandOpcode>(0x7f02);
+inline constexpr size_t kDaemonAdapterMaxAddresses = 8;
+inline constexpr size_t kDaemonAdapterMaxCosts = 48;
+struct DaemonAdapterRequest {
+    hw::CommandHeader header;
+    uint32_t position;
+    uint32_t reserved;
+};
+struct DaemonAdapterResponse {
+    hw::ResponseHeader header;
+    uint32_t adapters;  // how many the daemon has
+    uint32_t if_index;
+    uint32_t path_mtu;       // bytes
+    uint32_t address_count;  // in addresses[], configuration order (the first 8)
+    uint8_t addresses[kDaemonAdapterMaxAddresses][16];  // IPv6; IPv4 as ::ffff:a.b.c.d
+    char alias[64];
+    char profile[32];          // the profile's name
+    char technology[8];        // "roce" or "iwarp"
+    char profile_source[256];  // "built-in" or the file the daemon loaded it from
+    char profile_description[128];
+    uint32_t cost_count;  // values in costs[]
+    uint32_t costs[kDaemonAdapterMaxCosts];
+};
+
 inline constexpr uint32_t kResponseMagic = 0x52444e53;  // "SNDR"
 struct ResponseFrame {
     uint32_t magic;
@@ -65,6 +101,9 @@ struct ResponseFrame {
     uint16_t fd_count;
 };
 static_assert(sizeof(ResponseFrame) == 8);
+
+// The kDaemonAdapter response describing `device`, one of `adapters` (status left 0).
+DaemonAdapterResponse describe_adapter(const Device &device, uint32_t adapters);
 
 // Size of the response struct of `op` (ResponseHeader only for unknown opcodes).
 size_t response_bytes_of(hw::CommandOpcode op);

@@ -1,5 +1,6 @@
 #include "daemon/server.hpp"
 
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -8,13 +9,17 @@
 #include <array>
 #include <boost/asio.hpp>
 #include <cerrno>
+#include <charconv>
 #include <cstring>
 #include <filesystem>
+#include <map>
 #include <set>
 #include <stdexcept>
+#include <tuple>
 
 #include "daemon/doorbell_thread.hpp"
 #include "daemon/log.hpp"
+#include "daemon/log_limit.hpp"
 #include "daemon/memfd_allocator.hpp"
 #include "daemon/protocol.hpp"
 #include "daemon/socket_security.hpp"
@@ -45,10 +50,13 @@ struct Daemon::Impl {
     std::vector<Adapter> adapters;
     std::unique_ptr<DoorbellThread> doorbells;  // after adapters: stopped first
     std::set<std::shared_ptr<Session>> sessions;
+    std::map<uint32_t, uint32_t> sessions_per_pid;  // peer pid -> sessions served
+    asio::steady_timer accept_backoff{io};
     bool bound = false;
     bool stopped = false;
 
     void accept();
+    void on_accept(const boost::system::error_code &ec, Local::socket socket);
     void shutdown();
     const Adapter *find(uint32_t if_index) const {
         for (const auto &a : adapters) {
@@ -63,7 +71,7 @@ struct Daemon::Impl {
 class Session : public std::enable_shared_from_this<Session> {
   public:
     Session(Daemon::Impl &daemon, Local::socket socket)
-        : daemon_(daemon), socket_(std::move(socket)) {}
+        : daemon_(daemon), socket_(std::move(socket)), request_timer_(daemon.io) {}
 
     // Serves the peer only if socket_security.hpp's peer_allowed says so; anyone else
     // is closed on before a byte is read (and learns nothing from us).
@@ -73,40 +81,111 @@ class Session : public std::enable_shared_from_this<Session> {
         pid_t pid = 0;
         std::string error;
         if (!peer_credentials(socket_.native_handle(), uid, gid, pid, error)) {
-            log().warn("session refused: {}", error);
+            static LogLimit limit;
+            log_limited(limit, spdlog::level::warn, "session refused: {}", error);
             close();
             return;
         }
         peer_pid_ = static_cast<uint32_t>(pid);
         if (!peer_allowed(uid, gid, ::geteuid(), daemon_.options.allowed_group)) {
-            log().warn(
-                "session from pid {} uid {} gid {} refused: this daemon serves uid {}, "
-                "root{}",
-                pid, uid, gid, ::geteuid(),
-                daemon_.options.allowed_group
-                    ? " and group " + std::to_string(*daemon_.options.allowed_group)
-                    : std::string());
+            static LogLimit limit;
+            log_limited(limit, spdlog::level::warn,
+                        "session from pid {} uid {} gid {} refused: this daemon serves uid {}, "
+                        "root{}",
+                        pid, uid, gid, ::geteuid(),
+                        daemon_.options.allowed_group
+                            ? " and group " + std::to_string(*daemon_.options.allowed_group)
+                            : std::string());
             close();
             return;
         }
+        uint32_t &of_process = daemon_.sessions_per_pid[peer_pid_];
+        if (of_process >= daemon_.options.limits.sessions_per_process) {
+            static LogLimit limit;
+            log_limited(limit, spdlog::level::warn,
+                        "session from pid {} refused: it has {} sessions already (limit)",
+                        peer_pid_, of_process);
+            close();
+            return;
+        }
+        ++of_process;
+        counted_ = true;
         log().debug("session from pid {} uid {} gid {}", pid, uid, gid);
         read();
     }
 
-    void close() {
+    // Ends the session: its context detached, its fds and mappings released. Never
+    // throws (a detach that throws is logged; the session goes all the same).
+    void close() noexcept {
         if (closed_) return;
         closed_ = true;
-        detach();
+        try {
+            detach();
+        } catch (const std::exception &e) {
+            static LogLimit limit;
+            log_limited(limit, spdlog::level::err, "pid {}: detach failed: {}", peer_pid_,
+                        e.what());
+        }
+        context_ = kNoContext;
+        doorbell_.reset();
         boost::system::error_code ignored;
+        request_timer_.cancel();
         socket_.close(ignored);
+        fds_.clear();
+        if (counted_) {
+            auto it = daemon_.sessions_per_pid.find(peer_pid_);
+            if (it != daemon_.sessions_per_pid.end() && --it->second == 0) {
+                daemon_.sessions_per_pid.erase(it);
+            }
+            counted_ = false;
+        }
         log().debug("session of pid {} closed", peer_pid_);
-        daemon_.sessions.erase(shared_from_this());
+        auto self = weak_from_this().lock();
+        if (self) daemon_.sessions.erase(self);
     }
 
   private:
-    // Reads what is available: the 8-byte header, then the rest of the request.
-    void read() {
-        for (;;) {
+    // Every handler of the session goes through here: whatever a request makes the
+    // device throw (std::bad_alloc when the process is out of memory or mappings)
+    // closes this session and nothing else.
+    void read() noexcept {
+        try {
+            read_available();
+        } catch (const std::exception &e) {
+            static LogLimit limit;
+            log_limited(limit, spdlog::level::err, "pid {}: {}; closing its session", peer_pid_,
+                        e.what());
+            close();
+        }
+    }
+
+    // The first byte of a request arms the request timer: a client that starts a request
+    // (fds and all) and never finishes it loses its session after request_timeout.
+    void arm_request_timer() {
+        request_timer_.expires_after(daemon_.options.limits.request_timeout);
+        request_timer_.async_wait([weak = weak_from_this()](const boost::system::error_code &ec) {
+            auto self = weak.lock();
+            if (ec || !self || self->closed_ || self->got_ == 0) return;
+            static LogLimit limit;
+            log_limited(limit, spdlog::level::warn,
+                        "pid {}: request not completed within {} ms, closing", self->peer_pid_,
+                        self->daemon_.options.limits.request_timeout.count());
+            self->close();
+        });
+    }
+
+    // Reads what is available: the 8-byte header, then the rest of the request. At most
+    // kRequestsPerTurn requests per call: a client that pipelines requests without
+    // reading the answers gets its turn like everyone else, not the whole I/O thread.
+    static constexpr int kRequestsPerTurn = 16;
+    void read_available() {
+        for (int served = 0;;) {
+            if (served == kRequestsPerTurn) {
+                asio::post(daemon_.io, [self = shared_from_this()] {
+                    if (!self->closed_) self->read();
+                });
+                return;
+            }
             const size_t want = got_ < sizeof(hw::CommandHeader) ? sizeof(hw::CommandHeader) - got_
                                                                  : header().request_bytes - got_;
             const ssize_t n =
@@ -117,21 +196,35 @@ class Session : public std::enable_shared_from_this<Session> {
                 if (errno == EAGAIN || errno == EWOULDBLOCK) break;
                 return close();
             }
+            if (got_ == 0) arm_request_timer();
             got_ += static_cast<size_t>(n);
-            if (fds_.size() > kMaxFds) truncated_ = true;
+            if (fds_.size() > kMaxFds) {
+                // One request carries at most kMaxFds: a client sending more (or more
+                // than we could take) is hoarding our fd table.
+                static LogLimit limit;
+                log_limited(limit, spdlog::level::warn,
+                            "pid {}: more than {} fds with one request, closing", peer_pid_,
+                            kMaxFds);
+                return close();
+            }
             if (got_ == sizeof(hw::CommandHeader)) {
                 const uint16_t bytes = header().request_bytes;
                 if (bytes < sizeof(hw::CommandHeader) || bytes > kMaxRequestBytes) {
-                    log().warn("pid {}: request_bytes {} out of range, closing", peer_pid_, bytes);
+                    static LogLimit limit;
+                    log_limited(limit, spdlog::level::warn,
+                                "pid {}: request_bytes {} out of range, closing", peer_pid_, bytes);
                     respond(status::kInvalidParameter);
                     return close();
                 }
             }
             if (got_ >= sizeof(hw::CommandHeader) && got_ == header().request_bytes) {
-                if (!process()) return close();
+                request_timer_.cancel();
                 got_ = 0;
+                const bool ok = process();
+                ++served;
                 fds_.clear();
                 truncated_ = false;
+                if (!ok) return close();
             }
         }
         socket_.async_wait(Local::socket::wait_read,
@@ -177,7 +270,9 @@ class Session : public std::enable_shared_from_this<Session> {
             raw.push_back(fd.get());
         const size_t bytes = std::max(response_bytes_of(h.opcode), sizeof(hw::ResponseHeader));
         if (!respond(std::span(response).first(bytes), raw)) {
-            log().warn("pid {}: response not taken ({}), closing", peer_pid_, std::strerror(errno));
+            static LogLimit limit;
+            log_limited(limit, spdlog::level::warn, "pid {}: response not taken ({}), closing",
+                        peer_pid_, std::strerror(errno));
             return false;
         }
         return true;
@@ -191,6 +286,7 @@ class Session : public std::enable_shared_from_this<Session> {
                     std::vector<UniqueFd> &out) {
         if (truncated_) return status::kInvalidParameter;  // fds were dropped
         if (h.opcode == kDaemonStatus) return daemon_status(response);
+        if (h.opcode == kDaemonAdapter) return daemon_adapter(response);
         if (h.opcode == hw::CommandOpcode::kAttach &&
             h.request_bytes == sizeof(hw::AttachRequest)) {
             return attach(response, out);
@@ -229,6 +325,20 @@ class Session : public std::enable_shared_from_this<Session> {
         rs.serviced_contexts = static_cast<uint32_t>(daemon_.doorbells->contexts());
         rs.device_sleeps = daemon_.doorbells->sleeps();
         rs.device_wakeups = daemon_.doorbells->wakeups();
+        std::memcpy(response.data(), &rs, sizeof(rs));
+        return status::kSuccess;
+    }
+
+    // kDaemonAdapter: the adapter at the request's position (protocol.hpp); answered
+    // with or without a context, like kDaemonStatus.
+    int32_t daemon_adapter(std::span<std::byte> response) const {
+        if (header().request_bytes != sizeof(DaemonAdapterRequest))
+            return status::kInvalidParameter;
+        DaemonAdapterRequest rq;
+        std::memcpy(&rq, buffer_.data(), sizeof(rq));
+        if (rq.position >= daemon_.adapters.size()) return status::kInvalidParameter;
+        const DaemonAdapterResponse rs = describe_adapter(
+            *daemon_.adapters[rq.position].device, static_cast<uint32_t>(daemon_.adapters.size()));
         std::memcpy(response.data(), &rs, sizeof(rs));
         return status::kSuccess;
     }
@@ -303,22 +413,71 @@ class Session : public std::enable_shared_from_this<Session> {
         const uint64_t end = round_up(m.offset + length, hw::kPageBytes);
         std::string error;
         const int fd = fds_[m.fd_index].get();
-        std::unique_ptr<Mapping> mapping;
+        std::shared_ptr<const Mapping> mapping;
+        int32_t s = status::kInvalidParameter;
         if (require_seals(fd, kRequiredSeals, end, error)) {
-            mapping = Mapping::map(fd, first, end - first, error);
+            s = map_window(fd, first, end, mapping, error);
         }
         if (!mapping) {
-            log().warn("pid {}: map consumer memory {:#x}+{}: {}", peer_pid_, m.offset, rq.length,
-                       error);
-            return status::kInvalidParameter;
+            static LogLimit limit;
+            log_limited(limit, spdlog::level::warn, "pid {}: map consumer memory {:#x}+{}: {}",
+                        peer_pid_, m.offset, rq.length, error);
+            return s;
         }
-        const uint64_t address = reinterpret_cast<uint64_t>(mapping->data()) + (m.offset - first);
+        const uint64_t window_first = first & ~(kRegistrationWindowBytes - 1);
+        const uint64_t address =
+            reinterpret_cast<uint64_t>(mapping->data()) + (m.offset - window_first);
         adapter_->allocator->stage_registration(address, std::move(mapping));
         rq.memory.embedded_address = address;
-        const int32_t s =
-            adapter_->device->execute(context_, std::as_bytes(std::span(&rq, 1)), response);
+        try {
+            s = adapter_->device->execute(context_, std::as_bytes(std::span(&rq, 1)), response);
+        } catch (...) {
+            adapter_->allocator->unstage_registration(address);
+            throw;
+        }
         adapter_->allocator->unstage_registration(address);
         return s;
+    }
+
+    // The mapping of the consumer memfd `fd` that covers file bytes [first, end): the
+    // window-aligned range around them (kRegistrationWindowBytes, cut at the file's
+    // end), mapped once and shared by every registration inside it while any of them
+    // lives (each MR's Translation keeps it). STATUS_INSUFFICIENT_RESOURCES when the
+    // session already has mappings_per_session windows live.
+    int32_t map_window(int fd, uint64_t first, uint64_t end,
+                       std::shared_ptr<const Mapping> &mapping, std::string &error) {
+        struct stat st {};
+        if (::fstat(fd, &st) != 0) {
+            error = std::string("fstat: ") + std::strerror(errno);
+            return status::kInvalidParameter;
+        }
+        const uint64_t file_end = round_up(static_cast<uint64_t>(st.st_size), hw::kPageBytes);
+        const uint64_t window_first = first & ~(kRegistrationWindowBytes - 1);
+        const uint64_t window_end = std::min(round_up(end, kRegistrationWindowBytes), file_end);
+        if (window_end < end) {
+            error = "registered range beyond the end of the file";
+            return status::kInvalidParameter;
+        }
+        const WindowKey key{st.st_dev, st.st_ino, window_first, window_end};
+        if (auto it = windows_.find(key); it != windows_.end()) {
+            if ((mapping = it->second.lock())) return status::kSuccess;
+            windows_.erase(it);
+        }
+        if (windows_.size() >= daemon_.options.limits.mappings_per_session) {
+            std::erase_if(windows_, [](const auto &kv) { return kv.second.expired(); });
+            if (windows_.size() >= daemon_.options.limits.mappings_per_session) {
+                error = "the session's mapping quota (" +
+                        std::to_string(daemon_.options.limits.mappings_per_session) +
+                        " windows) is used up";
+                return status::kInsufficientResources;
+            }
+        }
+        std::unique_ptr<Mapping> fresh =
+            Mapping::map(fd, window_first, window_end - window_first, error);
+        if (!fresh) return status::kInsufficientResources;
+        mapping = std::move(fresh);
+        windows_[key] = mapping;
+        return status::kSuccess;
     }
 
     // Replaces the daemon addresses in the response's MemoryHandles by fds.
@@ -355,8 +514,13 @@ class Session : public std::enable_shared_from_this<Session> {
 
     Daemon::Impl &daemon_;
     Local::socket socket_;
+    asio::steady_timer request_timer_;
     uint32_t peer_pid_ = 0;
     bool closed_ = false;
+    bool counted_ = false;  // in daemon_.sessions_per_pid
+    // Mapped windows of consumer memory: (device, inode, first, end) of the file.
+    using WindowKey = std::tuple<dev_t, ino_t, uint64_t, uint64_t>;
+    std::map<WindowKey, std::weak_ptr<const Mapping>> windows_;
     // Current request.
     std::array<std::byte, kMaxRequestBytes> buffer_{};
     size_t got_ = 0;
@@ -370,16 +534,41 @@ class Session : public std::enable_shared_from_this<Session> {
 
 void Daemon::Impl::accept() {
     acceptor.async_accept([this](const boost::system::error_code &ec, Local::socket socket) {
-        if (ec) {
-            if (ec == asio::error::operation_aborted || stopped) return;
-            log().warn("accept: {}", ec.message());
-        } else {
+        on_accept(ec, std::move(socket));
+    });
+}
+
+void Daemon::Impl::on_accept(const boost::system::error_code &ec, Local::socket socket) {
+    if (ec) {
+        if (ec == asio::error::operation_aborted || stopped) return;
+        // EMFILE/ENFILE (no fd for the new socket) and the like stay true until sessions
+        // end: accepting again at once would spin on the same error. Wait, then retry.
+        static LogLimit limit;
+        log_limited(limit, spdlog::level::warn, "accept: {}; retrying in {} ms", ec.message(),
+                    options.limits.accept_backoff.count());
+        accept_backoff.expires_after(options.limits.accept_backoff);
+        accept_backoff.async_wait([this](const boost::system::error_code &e) {
+            if (!e && !stopped) accept();
+        });
+        return;
+    }
+    if (sessions.size() >= options.limits.sessions) {
+        static LogLimit limit;
+        log_limited(limit, spdlog::level::warn, "session refused: {} sessions open (limit)",
+                    sessions.size());
+        boost::system::error_code ignored;
+        socket.close(ignored);
+    } else {
+        try {
             auto session = std::make_shared<Session>(*this, std::move(socket));
             sessions.insert(session);
             session->start();
+        } catch (const std::exception &e) {
+            static LogLimit limit;
+            log_limited(limit, spdlog::level::err, "new session: {}", e.what());
         }
-        accept();
-    });
+    }
+    accept();
 }
 
 void Daemon::Impl::shutdown() {
@@ -387,6 +576,7 @@ void Daemon::Impl::shutdown() {
     stopped = true;
     boost::system::error_code ignored;
     acceptor.close(ignored);
+    accept_backoff.cancel();
     signals.cancel(ignored);
     auto all = sessions;
     for (auto &s : all)
@@ -394,9 +584,79 @@ void Daemon::Impl::shutdown() {
     io.stop();
 }
 
+ConsumerQuota default_daemon_quota() {
+    ConsumerQuota q;
+    q.pds = 256;
+    q.cqs = 1024;
+    q.qps = 1024;
+    q.srqs = 256;
+    q.mrs = 16384;
+    q.mws = 16384;
+    q.listeners = 256;
+    return q;
+}
+
+bool apply_quota(const std::string &key_equals_n, ConsumerQuota &quota, DaemonLimits &limits,
+                 std::string &error) {
+    const auto eq = key_equals_n.find('=');
+    if (eq == std::string::npos) {
+        error = "--quota " + key_equals_n + ": expected KEY=N";
+        return false;
+    }
+    const std::string key = key_equals_n.substr(0, eq);
+    const std::string number = key_equals_n.substr(eq + 1);
+    uint32_t n = 0;
+    const auto [end, ec] = std::from_chars(number.data(), number.data() + number.size(), n);
+    if (ec != std::errc() || end != number.data() + number.size() || n == 0) {
+        error = "--quota " + key_equals_n + ": N must be a whole number from 1 to 4294967295";
+        return false;
+    }
+    const std::pair<const char *, uint32_t *> counts[] = {
+        {"pds", &quota.pds},
+        {"cqs", &quota.cqs},
+        {"qps", &quota.qps},
+        {"srqs", &quota.srqs},
+        {"mrs", &quota.mrs},
+        {"mws", &quota.mws},
+        {"listeners", &quota.listeners},
+        {"mappings", &limits.mappings_per_session},
+        {"sessions", &limits.sessions},
+        {"sessions-per-process", &limits.sessions_per_process},
+    };
+    for (const auto &[name, field] : counts) {
+        if (key == name) {
+            *field = n;
+            return true;
+        }
+    }
+    if (key == "request-timeout-ms") {
+        limits.request_timeout = std::chrono::milliseconds(n);
+        return true;
+    }
+    error = "--quota " + key_equals_n +
+            ": unknown KEY (pds, cqs, qps, srqs, mrs, mws, listeners, mappings, sessions, "
+            "sessions-per-process, request-timeout-ms)";
+    return false;
+}
+
+namespace {
+
+// Every session holds a socket and up to kMaxFds pending fds, and every queue its
+// memfd: the usual soft limit (1024) is far below what the session limits allow.
+void raise_fd_limit() {
+    rlimit limit{};
+    if (::getrlimit(RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur < limit.rlim_max) {
+        limit.rlim_cur = limit.rlim_max;
+        ::setrlimit(RLIMIT_NOFILE, &limit);
+    }
+}
+
+}  // namespace
+
 Daemon::Daemon(DaemonOptions options) : impl_(std::make_unique<Impl>()) {
     auto &d = *impl_;
     d.options = std::move(options);
+    raise_fd_limit();
     if (d.options.socket_path.empty()) d.options.socket_path = default_socket_path();
     if (d.options.adapters.empty()) d.options.adapters = default_adapter_config();
     const std::string &path = d.options.socket_path;
@@ -404,6 +664,7 @@ Daemon::Daemon(DaemonOptions options) : impl_(std::make_unique<Impl>()) {
         throw std::runtime_error("socket path too long: " + path);
     }
     for (auto &config : d.options.adapters) {
+        config.quota = d.options.quota;
         auto allocator = std::make_unique<MemfdAllocator>();
         MemfdAllocator *raw = allocator.get();
         auto device =
@@ -467,7 +728,16 @@ Daemon::~Daemon() {
 }
 
 void Daemon::run() {
-    impl_->io.run();
+    // Session handlers catch what they throw (Session::read); this catches whatever
+    // else might, so that one bad handler never ends the daemon.
+    for (;;) {
+        try {
+            impl_->io.run();
+            return;
+        } catch (const std::exception &e) {
+            log().error("I/O thread: {} (continuing)", e.what());
+        }
+    }
 }
 
 void Daemon::stop() {

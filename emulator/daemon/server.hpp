@@ -9,7 +9,19 @@
 // misbehaves beyond repair (oversized/undersized request_bytes, a response it does
 // not read); the daemon then detaches its context exactly as Device treats a dead
 // process: every object freed, every connection disconnected (peers get
-// kDisconnected). Nothing a client sends can stop the daemon.
+// kDisconnected). Nothing a client sends can stop the daemon: an exception thrown while
+// a session's request is handled closes that session only (logged), and run() goes on.
+//
+// Limits (issue 16; docs/daemon.md "Quotas and limits"): each session's context gets
+// DaemonOptions::quota (ConsumerQuota, device.hpp); past it a create answers
+// STATUS_INSUFFICIENT_RESOURCES. DaemonLimits bounds what a session can make the
+// daemon hold: sessions (all, and per peer process), fds (a request may carry kMaxFds;
+// more closes the session), time (a request begun must be complete within
+// request_timeout, else the session is closed and its fds with it), and mappings of
+// consumer memory (registrations are mapped per memfd window, kRegistrationWindowBytes,
+// shared by every registration inside it; at most mappings_per_session windows live).
+// Accept failures (EMFILE: no fd left) back off instead of spinning, and every log line
+// a client can trigger is rate-limited (log_limit.hpp).
 #pragma once
 
 #include <sys/types.h>
@@ -23,6 +35,29 @@
 
 namespace softndk::emu::daemon {
 
+// Consumer memory is mapped in windows of this size (aligned in the file): one mmap
+// serves every registration of a memfd that falls in the same window(s).
+inline constexpr uint64_t kRegistrationWindowBytes = uint64_t{1} << 30;
+
+struct DaemonLimits {
+    uint32_t sessions = 256;                          // open control connections, all peers
+    uint32_t sessions_per_process = 64;               // ... of one peer process (SO_PEERCRED pid)
+    uint32_t mappings_per_session = 1024;             // live windows of consumer memory
+    std::chrono::milliseconds request_timeout{5000};  // first byte -> whole request
+    std::chrono::milliseconds accept_backoff{100};    // after EMFILE/ENFILE and the like
+};
+
+// The daemon's default per-consumer quota (docs/daemon.md): pds 256, cqs 1024, qps 1024,
+// srqs 256, mrs 16384, mws 16384, listeners 256.
+ConsumerQuota default_daemon_quota();
+
+// Applies one `KEY=N` of `softndk rnic --quota` (N a decimal count, >= 1). Keys: pds,
+// cqs, qps, srqs, mrs, mws, listeners (ConsumerQuota), and mappings, sessions,
+// sessions-per-process, request-timeout-ms (DaemonLimits). False with `error` set for
+// an unknown key or a bad number.
+bool apply_quota(const std::string &key_equals_n, ConsumerQuota &quota, DaemonLimits &limits,
+                 std::string &error);
+
 struct DaemonOptions {
     std::string socket_path;                // default_socket_path() if empty
     std::vector<AdapterConfig> adapters;    // default_adapter_config() if empty
@@ -31,6 +66,8 @@ struct DaemonOptions {
     // Besides our own uid and root, serve the processes whose primary group this is
     // (socket_security.hpp peer_allowed); the socket is then mode 0660 in that group.
     std::optional<gid_t> allowed_group;
+    ConsumerQuota quota = default_daemon_quota();  // every adapter's per-context quota
+    DaemonLimits limits;
 };
 
 class Daemon {

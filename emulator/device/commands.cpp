@@ -56,6 +56,13 @@ struct Commands {
 
     static const Spec *find(hw::CommandOpcode op);
 
+    // True if the context already holds `limit` objects of a kind (checked before the
+    // queue memory is allocated, and again under the table lock before the insert).
+    static bool over_quota(Device &d, const std::set<uint32_t> &held, uint32_t limit) {
+        std::shared_lock lock(d.objects_mutex_);
+        return held.size() >= limit;
+    }
+
     // ---- contexts
     static int32_t attach(Device &d, uint32_t &ctx, const hw::AttachRequest &rq,
                           hw::AttachResponse &rs) {
@@ -116,6 +123,7 @@ struct Commands {
         auto c = d.find_context(ctx);
         if (!c) return status::kInvalidParameter;
         std::unique_lock lock(d.objects_mutex_);
+        if (c->pds.size() >= d.config_.quota.pds) return status::kInsufficientResources;
         const uint32_t pd = d.next_pd_++;
         d.pds_.emplace(pd, Device::Pd{ctx, 0});
         c->pds.insert(pd);
@@ -147,10 +155,12 @@ struct Commands {
         auto c = d.find_context(ctx);
         if (!c) return status::kInvalidParameter;
         if (rq.depth == 0 || rq.depth > d.limits().max_cq_depth) return status::kInvalidParameter;
+        if (over_quota(d, c->cqs, d.config_.quota.cqs)) return status::kInsufficientResources;
         const uint32_t entries = std::bit_ceil(rq.depth);
         auto memory = d.allocator_->allocate(Cq::layout_for(entries).bytes);
         if (!memory) return status::kInsufficientResources;
         std::unique_lock lock(d.objects_mutex_);
+        if (c->cqs.size() >= d.config_.quota.cqs) return status::kInsufficientResources;
         uint32_t n = 1;
         while (n < kMaxQueues && d.cqs_[n])
             ++n;
@@ -242,12 +252,14 @@ struct Commands {
         const uint64_t sq_bytes = uint64_t{sq_entries} * hw::kWqeBasicBlock;
         const uint64_t rq_offset = kRingStart + sq_bytes;
         const uint64_t total = rq_offset + round_up(uint64_t{rq_entries} * rq_entry_bytes, 64);
+        if (over_quota(d, c->qps, d.config_.quota.qps)) return status::kInsufficientResources;
         auto memory = d.allocator_->allocate(total);
         if (!memory) return status::kInsufficientResources;
 
         std::shared_ptr<Qp> qp;
         {
             std::unique_lock lock(d.objects_mutex_);
+            if (c->qps.size() >= d.config_.quota.qps) return status::kInsufficientResources;
             Device::Pd *pd = owned_pd(d, ctx, rq.pd);
             auto cq_ok = [&](uint32_t n) {
                 return n < kMaxQueues && d.cqs_[n] &&
@@ -340,12 +352,14 @@ struct Commands {
         }
         const uint32_t entries = std::bit_ceil(rq.depth);
         const hw::QueueLayout layout{0, 0, kRingStart, entries, rq.max_sge * hw::kSegmentBytes};
+        if (over_quota(d, c->srqs, d.config_.quota.srqs)) return status::kInsufficientResources;
         auto memory =
             d.allocator_->allocate(kRingStart + uint64_t{entries} * rq.max_sge * hw::kSegmentBytes);
         if (!memory) return status::kInsufficientResources;
         hw::QueueLayout full = layout;
         full.bytes = memory->size();
         std::unique_lock lock(d.objects_mutex_);
+        if (c->srqs.size() >= d.config_.quota.srqs) return status::kInsufficientResources;
         Device::Pd *pd = owned_pd(d, ctx, rq.pd);
         if (pd == nullptr) return status::kInvalidParameter;
         uint32_t n = 1;
@@ -419,12 +433,18 @@ struct Commands {
         std::unique_lock lock(d.objects_mutex_);
         Device::Pd *pd = owned_pd(d, ctx, rq.object);
         if (!c || pd == nullptr) return status::kInvalidParameter;
+        const bool window = type == MptType::kMwType1 || type == MptType::kMwType2;
+        const size_t held = window ? c->mws.size() : c->mrs.size() - c->mws.size();
+        if (held >= (window ? d.config_.quota.mws : d.config_.quota.mrs)) {
+            return status::kInsufficientResources;
+        }
         const auto r = d.mpt_.allocate(type, rq.object);
         if (!r.ok()) return key_status_to_nt(r.status);
         const uint32_t index = hw::token_index(r.token);
         d.mpt_owners_[index] = Device::MptOwner{ctx, rq.object};
         ++pd->users;
         c->mrs.insert(index);
+        if (window) c->mws.insert(index);
         rs.object = index;
         rs.token = r.token;
         return status::kSuccess;
@@ -510,7 +530,10 @@ struct Commands {
             if (auto pd = d.pds_.find(it->second.pd); pd != d.pds_.end()) --pd->second.users;
             d.mpt_owners_.erase(it);
         }
-        if (c) c->mrs.erase(rq.object);
+        if (c) {
+            c->mrs.erase(rq.object);
+            c->mws.erase(rq.object);
+        }
         rs.object = rq.object;
         return status::kSuccess;
     }
@@ -558,6 +581,9 @@ struct Commands {
         Device::Pd *pd = owned_pd(d, ctx, rq.object);
         if (!c || pd == nullptr) return status::kInvalidParameter;
         if (pd->privileged == 0) {
+            if (c->mrs.size() - c->mws.size() >= d.config_.quota.mrs) {
+                return status::kInsufficientResources;
+            }
             c->lam->retain_released();
             const auto r = d.mpt_.create_privileged(rq.object, Translation::logical(c->lam));
             if (!r.ok()) return key_status_to_nt(r.status);
@@ -577,7 +603,7 @@ struct Commands {
     static int32_t listen(Device &d, uint32_t &ctx, const hw::ListenRequest &rq,
                           hw::ListenResponse &rs) {
         if (!d.find_context(ctx)) return status::kInvalidParameter;
-        return d.cm_->listen(ctx, rq.address, rs.listener, rs.bound);
+        return d.cm_->listen(ctx, rq.address, rs.listener, rs.bound, d.config_.quota.listeners);
     }
     static int32_t close_listener(Device &d, uint32_t &ctx, const hw::ObjectRequest &rq,
                                   hw::ObjectResponse &rs) {
@@ -587,7 +613,8 @@ struct Commands {
     static int32_t create_shared_endpoint(Device &d, uint32_t &ctx, const hw::ListenRequest &rq,
                                           hw::ListenResponse &rs) {
         if (!d.find_context(ctx)) return status::kInvalidParameter;
-        return d.cm_->create_shared_endpoint(ctx, rq.address, rs.listener, rs.bound);
+        return d.cm_->create_shared_endpoint(ctx, rq.address, rs.listener, rs.bound,
+                                             d.config_.quota.listeners);
     }
     static int32_t close_shared_endpoint(Device &d, uint32_t &ctx, const hw::ObjectRequest &rq,
                                          hw::ObjectResponse &rs) {
@@ -1008,6 +1035,7 @@ void Device::destroy_context(Context &c) {
         c.cqs.clear();
         c.pds.clear();
         c.mrs.clear();
+        c.mws.clear();
         contexts_.erase(c.id);
     }
     for (uint32_t n : mrs) {

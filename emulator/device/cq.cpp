@@ -7,6 +7,7 @@
 
 #include "device/device.hpp"
 #include "device/log.hpp"
+#include "device/log_limit.hpp"
 #include "device/status.hpp"
 
 namespace softndk::emu {
@@ -46,8 +47,9 @@ bool Eq::post(const hw::Eqe &eqe) {
     std::lock_guard lock(mutex_);
     if (!ring_.try_push(eqe)) {
         counters_.add(Counter::eq_overflows);
-        logger(Component::kDevice)
-            .warn("eq: full, event type {:#x} object {} lost", eqe.type, eqe.object);
+        static LogLimit limit;  // a consumer that never reads its EQ must not flood the log
+        log_limited(logger(Component::kDevice), limit, spdlog::level::warn,
+                    "eq: full, event type {:#x} object {} lost", eqe.type, eqe.object);
         return false;
     }
     counters_.add(Counter::eqes);
@@ -76,7 +78,9 @@ void Cq::die_overflowed_locked(uint64_t now_ns) {
     dead_ = true;
     ++timer_generation_;  // a pending moderation timer must not fire on a dead CQ
     counters_.add(Counter::cq_overflows);
-    logger(Component::kDevice).warn("cq#{}: overflow, CQ and its QPs go to error", number_);
+    static LogLimit limit;
+    log_limited(logger(Component::kDevice), limit, spdlog::level::warn,
+                "cq#{}: overflow, CQ and its QPs go to error", number_);
     hw::Eqe e{};
     e.event_time_ns = now_ns;
     e.object = number_;
@@ -230,9 +234,10 @@ int32_t Cq::resize(std::unique_ptr<QueueMemory> memory, uint32_t entries, uint32
     const uint32_t consumer = fetch_consumed_entries(doorbell_->consumer);
     const uint32_t queued = producer - consumer;
     if (queued > layout_.entries) {
-        logger(Component::kDevice)
-            .warn("cq#{}: resize with a bad consumer count {} (producer {})", number_, consumer,
-                  producer);
+        static LogLimit limit;
+        log_limited(logger(Component::kDevice), limit, spdlog::level::warn,
+                    "cq#{}: resize with a bad consumer count {} (producer {})", number_, consumer,
+                    producer);
         return status::kInvalidParameter;
     }
     // 3. No CQE may be lost (NDSPI: shrinking below the queued entries fails).

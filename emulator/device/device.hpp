@@ -89,6 +89,9 @@
 //   kQueryResources  ResourcesRequest{kind, start} -> ResourcesResponse: a page of the
 //                    whole device's QPs, CQs, PDs or MPT entries, EVERY context's (monitoring,
 //                    hw_interface.hpp section 13); STATUS_INVALID_PARAMETER for another kind.
+//   Every create (kCreatePd/Cq/Qp/Srq, kAllocMr/Mw, kListen, kCreateSharedEndpoint)
+//   returns STATUS_INSUFFICIENT_RESOURCES once the context holds its
+//   AdapterConfig::quota of that kind.
 //   Any command but kAttach, kDetach and the two above may be failed by a
 //   kFailCommand spec: it then answers the spec's NTSTATUS and does nothing.
 //   anything else    STATUS_NOT_SUPPORTED.
@@ -129,6 +132,23 @@ class ConnectionManager;
 inline constexpr uint32_t kNoContext = 0;
 inline constexpr uint32_t kMaxQueues = hw::kDoorbellBitmapWords * 64;  // 4096
 
+// How many objects ONE context (one attached provider instance; in daemon mode one
+// session) may hold at once. A create past its limit returns
+// STATUS_INSUFFICIENT_RESOURCES and changes nothing, so one consumer cannot take every
+// QP number, MPT entry or port of a device others share. Embedded mode leaves every
+// limit at kUnlimited (the device-wide limits still apply); `softndk rnic` sets the
+// daemon's (--quota KEY=N, docs/daemon.md "Quotas and limits").
+struct ConsumerQuota {
+    static constexpr uint32_t kUnlimited = UINT32_MAX;
+    uint32_t pds = kUnlimited;
+    uint32_t cqs = kUnlimited;
+    uint32_t qps = kUnlimited;
+    uint32_t srqs = kUnlimited;
+    uint32_t mrs = kUnlimited;        // MPT entries that are MRs (a PD's privileged key too)
+    uint32_t mws = kUnlimited;        // memory windows
+    uint32_t listeners = kUnlimited;  // listeners and shared endpoints together
+};
+
 struct AdapterConfig {
     uint32_t if_index = 1;
     std::string alias = "rnic0";
@@ -138,6 +158,8 @@ struct AdapterConfig {
     // kSimulated: model time is the simulated time of softndk/sim.hpp; the constructor
     // throws unless this process runs in simulated time (SOFTNDK_TIME=simulated).
     hw::TimeMode time_mode = hw::TimeMode::kFunctional;
+    // Per-context object limits (see ConsumerQuota).
+    ConsumerQuota quota;
 };
 
 class Device final : public Port {
@@ -235,6 +257,7 @@ class Device final : public Port {
         std::shared_ptr<Eq> eq;
         std::shared_ptr<LamSpace> lam = std::make_shared<LamSpace>();
         std::set<uint32_t> pds, cqs, qps, srqs, mrs;
+        std::set<uint32_t> mws;  // the members of `mrs` that are memory windows (quota)
     };
     struct Pd {
         uint32_t context = 0;

@@ -180,6 +180,9 @@ void Fabric::drain() {
 }
 
 void Fabric::deliver(Packet &packet, bool local_only) {
+    // The packet leaves its device here, whatever happens to it next; released before
+    // the destination sees it, so nothing the destination does in answer can find it held.
+    packet.departure_hold.reset();
     uint32_t vport = 0;
     Port *port = route(packet.desc.meta.dst_ip, vport);
     const bool leaves = port == nullptr && !local_only && udp_ != nullptr;

@@ -57,6 +57,14 @@ struct Packet {
     // injector already handled once (a delayed or held copy) is not matched again.
     bool icrc_corrupt = false;
     bool fault_exempt = false;
+    // Let go when the packet leaves its device: at the top of Fabric::deliver (handed to
+    // the destination port, sent out through the UDP link, or found unroutable or dropped
+    // there), or when the packet is destroyed without getting that far (a fault injector's
+    // drop). A responder hangs a READ's responder resource on the READ's last response
+    // (rc/responder.cpp), so the resource is free once that response has left, in the
+    // order the fabric moves packets and not by any clock. Copies (FaultInjector::copy_of)
+    // do not share it.
+    std::shared_ptr<void> departure_hold;
 
     // Copies `bytes` into owned storage and points the payload at it.
     void own_payload(std::span<const uint8_t> bytes);

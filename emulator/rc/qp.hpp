@@ -17,6 +17,7 @@
 // kWorkRequestFlushed, one CQE each, and arriving packets are dropped.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <deque>
@@ -153,10 +154,16 @@ struct Responder {
     bool send_invalidate = false;
     std::vector<ReadResource> reads;  // ring of ird entries
     size_t next_read = 0;
-    // IRD enforcement: the model time each READ in progress is done (its last response
-    // reached the requester). A READ that arrives while ird of them are not done came
-    // from a requester over its ORD (responder.cpp).
-    std::deque<uint64_t> reads_in_progress;
+    // IRD enforcement: READs accepted whose last response has not left the device yet.
+    // Each holds one count through its last response's Packet::departure_hold, given back
+    // when the fabric takes that packet (or it is lost), so the count follows the order
+    // packets move in, never a model clock: across processes each has its own. A READ
+    // that arrives while ird of them are unsent came from a requester over its ORD: one
+    // that honours ORD sends READ ord+1 only after a READ's last response reached it,
+    // which is after that response left (responder.cpp). Shared, so that a response still
+    // on its way when the QP is destroyed gives its count back safely.
+    std::shared_ptr<std::atomic<uint32_t>> unsent_reads =
+        std::make_shared<std::atomic<uint32_t>>(0);
     // Model time: data of the latest SEND or WRITE became visible at placed_ns. A
     // consumer that polls memory for a WRITE is taken to have seen it then, so the
     // QP's next doorbell is never earlier (doorbell.cpp).

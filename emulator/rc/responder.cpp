@@ -119,7 +119,23 @@ void scatter(const std::vector<DmaRange> &sges, uint64_t offset, std::span<const
     }
 }
 
-void send_read_responses(Qp &qp, const ReadResource &res, uint32_t from) {
+// A READ's responder resource (Responder::unsent_reads): taken when the READ is
+// accepted, given back when the hold on its last response is let go (Packet).
+struct ReadResourceHold {
+    explicit ReadResourceHold(std::shared_ptr<std::atomic<uint32_t>> count)
+        : count(std::move(count)) {
+        this->count->fetch_add(1, std::memory_order_acq_rel);
+    }
+    ~ReadResourceHold() { count->fetch_sub(1, std::memory_order_acq_rel); }
+    ReadResourceHold(const ReadResourceHold &) = delete;
+    ReadResourceHold &operator=(const ReadResourceHold &) = delete;
+    std::shared_ptr<std::atomic<uint32_t>> count;
+};
+
+// Transmits responses `from` .. the last of `res`. `hold` (a new READ's resource; none
+// for a replay) rides on the last one.
+void send_read_responses(Qp &qp, const ReadResource &res, uint32_t from,
+                         std::shared_ptr<void> hold = nullptr) {
     auto &dev = qp.device;
     const uint32_t length = static_cast<uint32_t>(res.source.length());
     // Every response's data is read from host memory when the request is processed;
@@ -146,6 +162,7 @@ void send_read_responses(Qp &qp, const ReadResource &res, uint32_t from) {
                 p.desc.payload = {p.owned.get(), seg->length};
             }
         }
+        if (k + 1 == res.psn_count) p.departure_hold = std::move(hold);
         const uint64_t ready =
             seg->length != 0 ? dev.timing().dma_read(qp.now_ns, seg->length) : qp.now_ns;
         dev.transmit(qp, std::move(p), ready);
@@ -231,14 +248,13 @@ void responder_receive(Qp &qp, const Packet &packet) {
         return fatal(qp, psn, wire::NakCode::kInvalidRequest, "opcode out of sequence");
     }
 
-    // 3. QP access: READ needs responder resources (IRD), one per READ in progress
+    // 3. QP access: READ needs responder resources (IRD), one per READ whose responses
+    // have not all left (Responder::unsent_reads)
     if (info.family == OpFamily::kReadRequest) {
         if (qp.path.ird == 0)
             return fatal(qp, psn, wire::NakCode::kInvalidRequest, "READ with IRD 0");
-        auto &busy = s.reads_in_progress;
-        while (!busy.empty() && busy.front() <= qp.now_ns)
-            busy.pop_front();
-        if (busy.size() >= qp.path.ird) {
+        const uint32_t unsent = s.unsent_reads->load(std::memory_order_acquire);
+        if (unsent >= qp.path.ird) {
             dev.counters().add(Counter::ird_exceeded);
             return fatal(qp, psn, wire::NakCode::kInvalidRequest,
                          "more READs in progress than IRD");
@@ -290,8 +306,7 @@ void responder_receive(Qp &qp, const Packet &packet) {
             s.reads[s.next_read] = std::move(res);
             const ReadResource &saved = s.reads[s.next_read];
             s.next_read = (s.next_read + 1) % s.reads.size();
-            send_read_responses(qp, saved, 0);
-            s.reads_in_progress.push_back(qp.tx_ns);  // done when its last response is in
+            send_read_responses(qp, saved, 0, std::make_shared<ReadResourceHold>(s.unsent_reads));
             return;
         }
         s.write_target = std::move(k.range);

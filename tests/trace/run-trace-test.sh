@@ -20,7 +20,8 @@
 # In daemon mode (SOFTNDK_MODE=daemon, under tests/support/with-daemon.sh) the device's
 # records are in the daemon's trace, SOFTNDK_TRACE as the daemon inherited it, and the
 # provider's in SOFTNDK_TRACE.consumer-<pid>: `json` checks the daemon's file with
-# trace_check json-device and `text` checks that the consumer's file lists posts.
+# trace_check json-device, then both merged (`softndk trace DAEMON CONSUMER`) with the
+# full rules (WQE spans and flows), and `text` checks that the consumer's file lists posts.
 set -u
 softndk=$1
 check=$2
@@ -107,7 +108,13 @@ if [ "${SOFTNDK_MODE:-embedded}" = daemon ]; then
   case $mode in
     json)
       "$softndk" trace "$daemon_trace" -o "$dir/run.json" || exit 1
-      exec "$check" json-device "$dir/run.json"
+      "$check" json-device "$dir/run.json" || exit 1
+      # The daemon's file and the consumer's merged: every WQE a span again.
+      consumer=
+      for f in "$trace".consumer-*; do [ -e "$f" ] && consumer=$f; done
+      [ -n "$consumer" ] || { echo "run-trace-test: no $trace.consumer-<pid>" >&2; exit 1; }
+      "$softndk" trace "$daemon_trace" "$consumer" -o "$dir/merged.json" || exit 1
+      exec "$check" json "$dir/merged.json"
       ;;
     text)
       consumer=

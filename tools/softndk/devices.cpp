@@ -3,13 +3,9 @@
 #include <fmt/format.h>
 
 #include <cstdio>
-#include <cstdlib>
 #include <stdexcept>
-#include <string_view>
 #include <vector>
 
-#include "daemon/daemon_client.hpp"
-#include "daemon/protocol.hpp"
 #include "ndk.hpp"
 #include "report.hpp"
 #include "stat.hpp"
@@ -140,33 +136,6 @@ std::string port_json(const softndk_adapter &a, const NDK_ADAPTER_INFO &info) {
         kPort, kMaxMtu, a.path_mtu, quoted);
 }
 
-// Daemon mode: the adapters are the daemon's, but their names and addresses come
-// from the local configuration (no daemon command lists them yet). So the daemon
-// is asked whether each listed adapter is one of its own and how many it has, and a
-// difference is an error that says so rather than a listing of adapters the daemon
-// does not have (or without the ones it has).
-void check_daemon_has(const std::vector<softndk_adapter> &listed, bool all) {
-    const char *mode = std::getenv("SOFTNDK_MODE");
-    if (mode == nullptr || std::string_view(mode) != "daemon") return;
-    const std::string socket = emu::daemon::default_socket_path();
-    std::string error;
-    emu::daemon::DaemonStatusResponse status{};
-    for (const softndk_adapter &a : listed) {
-        if (!emu::daemon::DaemonClient::query_status(socket, a.if_index, status, error))
-            throw std::runtime_error(fmt::format("the daemon at {}: {}", socket, error));
-        if (status.adapter_found == 0)
-            throw std::runtime_error(fmt::format(
-                "the daemon at {} has no adapter with if_index {} ({} in the local "
-                "configuration): start the daemon and the tool with the same SOFTNDK_CONFIG",
-                socket, a.if_index, a.alias));
-    }
-    if (all && status.adapters != listed.size())
-        throw std::runtime_error(fmt::format(
-            "the daemon at {} has {} adapters, the local configuration {}: start the daemon "
-            "and the tool with the same SOFTNDK_CONFIG",
-            socket, status.adapters, listed.size()));
-}
-
 std::string tree(const softndk_adapter &a, const NDK_ADAPTER_INFO &info, bool verbose) {
     auto line = [](const std::string &key, const std::string &value) {
         return fmt::format("\t{:<28}{}\n", key + ":", value);
@@ -241,8 +210,8 @@ std::string json(const softndk_adapter &a, const NDK_ADAPTER_INFO &info, bool ve
 }  // namespace
 
 int run_devices(const DevicesOptions &options) {
+    // In daemon mode the daemon's adapters (softndk_adapters.h).
     const std::vector<softndk_adapter> adapters = select_adapters(options.device);
-    check_daemon_has(adapters, options.device.empty());
     if (options.port != 0 && options.port != kPort)
         throw std::runtime_error(fmt::format(
             "-i {}: no such port (a virtual adapter has port {} only)", options.port, kPort));

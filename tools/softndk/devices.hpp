@@ -13,10 +13,11 @@
 // type ", RoCE v2" on a RoCEv2 adapter. -i PORT selects the port; another port
 // than 1 is a runtime failure (exit 1), as ibv_devinfo's.
 //
-// Daemon mode (SOFTNDK_MODE=daemon): each adapter is opened through the daemon, so
-// its limits and NDK version are the daemon's; names, addresses and profiles still
-// come from the local configuration, and the daemon is asked (kDaemonStatus)
-// whether it has each of them and as many: a difference is exit 1.
+// Daemon mode (SOFTNDK_MODE=daemon): everything printed is the daemon's. The adapter
+// list - names, indexes, addresses, path MTU, profiles and their costs - comes from the
+// daemon (softndk_adapters.h, kDaemonAdapter), each adapter's limits and NDK version
+// from opening it through the daemon; the tool's SOFTNDK_CONFIG plays no part and
+// need not be set. No daemon on the socket is exit 1.
 #pragma once
 
 #include <string>

@@ -69,6 +69,41 @@ Trace read_trace(const std::string &file) {
     return t;
 }
 
+// Several traces of one run (daemon mode: the daemon's file with the device's records,
+// each consumer's FILE.consumer-<pid> with its provider's) as one: a k-way merge on the
+// wall clock, which every process reads alike, that keeps each file's own order (a
+// record's wall time may lag its seq within a file by a few ns across threads, so the
+// files are merged, never sorted). The merged records are numbered again.
+Trace merge_traces(std::vector<Trace> parts, const std::vector<std::string> &files) {
+    Trace out = parts.front();
+    out.records.clear();
+    out.header.pid = 0;
+    std::vector<size_t> next(parts.size(), 0);
+    size_t total = 0;
+    for (size_t i = 0; i < parts.size(); ++i) {
+        if (parts[i].header.flags & tr::kFileSimulated)
+            throw std::runtime_error(files[i] +
+                                     ": written in simulated time, it has no wall clock to "
+                                     "merge on (simulated time runs in one process)");
+        out.header.flags |= parts[i].header.flags;
+        total += parts[i].records.size();
+    }
+    out.records.reserve(total);
+    while (out.records.size() < total) {
+        size_t pick = SIZE_MAX;
+        for (size_t i = 0; i < parts.size(); ++i) {
+            if (next[i] == parts[i].records.size()) continue;
+            if (pick == SIZE_MAX ||
+                parts[i].records[next[i]].wall_ns < parts[pick].records[next[pick]].wall_ns)
+                pick = i;
+        }
+        Record r = parts[pick].records[next[pick]++];
+        r.seq = static_cast<uint32_t>(out.records.size());
+        out.records.push_back(r);
+    }
+    return out;
+}
+
 // ---- Names.
 
 std::string wqe_opcode_name(uint8_t op, bool receive = false) {
@@ -1211,7 +1246,10 @@ void add_trace(CLI::App &app, TraceOptions &o) {
     cmd->footer(
         "Example: SOFTNDK_TRACE=run.trace ./kernel_driver && softndk trace run.trace -o "
         "run.json\n(open run.json at ui.perfetto.dev)");
-    cmd->add_option("file", o.file, "the binary trace")->required();
+    cmd->add_option("file", o.files,
+                    "the binary trace; several files of one run (daemon mode: the daemon's "
+                    "and each FILE.consumer-<pid>) are merged on the wall clock")
+        ->required();
     cmd->add_option("--format", o.format, "chrome (default), text, pcap or html")
         ->check(CLI::IsMember({"chrome", "text", "pcap", "html"}));
     cmd->add_option("--html", o.html,
@@ -1238,7 +1276,10 @@ int run_trace(const TraceOptions &options) {
     }
     Trace t;
     try {
-        t = read_trace(o.file);
+        std::vector<Trace> parts;
+        for (const std::string &file : o.files)
+            parts.push_back(read_trace(file));
+        t = parts.size() == 1 ? std::move(parts.front()) : merge_traces(std::move(parts), o.files);
     } catch (const std::exception &e) {
         std::fprintf(stderr, "softndk trace: %s\n", e.what());
         return 1;
@@ -1247,7 +1288,7 @@ int run_trace(const TraceOptions &options) {
     if (wall && (t.header.flags & tr::kFileSimulated))
         std::fprintf(stderr,
                      "softndk trace: %s was written in simulated time: every wall time is 0\n",
-                     o.file.c_str());
+                     o.files.front().c_str());
     const Links links = link(t.records);
     std::FILE *out = stdout;
     if (!o.output.empty()) {
@@ -1262,7 +1303,10 @@ int run_trace(const TraceOptions &options) {
     } else if (o.format == "pcap") {
         write_pcap(t, links, wall, out);
     } else if (o.format == "html") {
-        write_html(t, links, wall, o.file, out);
+        std::string names;
+        for (const std::string &file : o.files)
+            names += (names.empty() ? "" : " + ") + file;
+        write_html(t, links, wall, names, out);
     } else {
         ChromeWriter(t, links, wall).write(out);
     }

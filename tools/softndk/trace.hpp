@@ -1,7 +1,11 @@
 // trace.hpp - `softndk trace`: converts a binary event trace (SOFTNDK_TRACE, docs/trace.md)
 // into something to read.
 //
-//   softndk trace FILE [--format chrome|text|pcap] [-o OUT] [--clock model|wall]
+//   softndk trace FILE [FILE...] [--format chrome|text|pcap|html] [-o OUT] [--clock model|wall]
+//
+// Several files are one run's traces from several processes (daemon mode: the daemon's
+// device records and each consumer's provider records, FILE.consumer-<pid>): they are
+// merged on the wall clock into one trace, so posts and callbacks meet their WQEs.
 //
 //   chrome  Chrome trace-event JSON for Perfetto / chrome://tracing (the default): a
 //           process per device, a thread track per QP, CQ, engine (doorbells and WQE
@@ -25,6 +29,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace CLI {
 class App;
@@ -33,7 +38,7 @@ class App;
 namespace softndk::tool {
 
 struct TraceOptions {
-    std::string file;
+    std::vector<std::string> files;  // one trace, or several of one run to merge
     std::string format = "chrome";
     std::string output;  // "" = stdout (text, chrome)
     std::string clock = "model";

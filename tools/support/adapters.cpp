@@ -1,5 +1,6 @@
 // The adapter directory of softndk_adapters.h, read from the embedded device
-// registry (emulator/device/config.hpp).
+// registry (emulator/device/config.hpp), or in daemon mode from the daemon
+// (kDaemonAdapter, emulator/daemon/protocol.hpp).
 #include "softndk_adapters.h"
 
 #include <arpa/inet.h>
@@ -8,11 +9,16 @@
 #include <algorithm>
 #include <charconv>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <string_view>
+#include <vector>
 
+#include "daemon/daemon_client.hpp"
+#include "daemon/protocol.hpp"
 #include "device/config.hpp"
+#include "device/profile.hpp"
 #include "device/status.hpp"
 
 namespace {
@@ -70,56 +76,119 @@ softndk_adapter describe(const softndk::emu::Device &device) {
     return a;
 }
 
+// The daemon's description of one of its adapters (kDaemonAdapter), in the same form.
+softndk_adapter describe(const softndk::emu::daemon::DaemonAdapterResponse &d) {
+    // Strings arrive NUL-terminated from a daemon of our build; terminate them anyway.
+    auto text = [](const char *field, size_t size) {
+        return std::string(field, strnlen(field, size));
+    };
+    softndk_adapter a{};
+    a.if_index = d.if_index;
+    copy_string(a.alias, sizeof a.alias, text(d.alias, sizeof d.alias));
+    copy_string(a.profile, sizeof a.profile, text(d.profile, sizeof d.profile));
+    copy_string(a.profile_source, sizeof a.profile_source,
+                text(d.profile_source, sizeof d.profile_source));
+    copy_string(a.profile_description, sizeof a.profile_description,
+                text(d.profile_description, sizeof d.profile_description));
+    copy_string(a.technology, sizeof a.technology, text(d.technology, sizeof d.technology));
+    // The costs come in cost_keys() order (protocol.hpp): the names are ours.
+    const auto keys = softndk::emu::cost_keys();
+    for (uint32_t i = 0; i < d.cost_count && i < keys.size(); ++i) {
+        if (a.cost_count == SOFTNDK_ADAPTER_MAX_COSTS) break;
+        softndk_cost &cost = a.costs[a.cost_count++];
+        copy_string(cost.name, sizeof cost.name, std::string(keys[i].name));
+        cost.value = d.costs[i];
+    }
+    a.path_mtu = d.path_mtu;
+    for (uint32_t i = 0; i < d.address_count && i < SOFTNDK_ADAPTER_MAX_ADDRESSES; ++i) {
+        softndk::wire::IpAddr ip;
+        std::memcpy(ip.bytes.data(), d.addresses[i], ip.bytes.size());
+        a.addresses[a.address_count++] = to_sockaddr(ip);
+    }
+    return a;
+}
+
+bool daemon_mode() {
+    const char *mode = std::getenv("SOFTNDK_MODE");
+    return mode != nullptr && std::string_view(mode) == "daemon";
+}
+
+// The adapters this process can open: in daemon mode the daemon's (asked over its
+// socket; SOFTNDK_CONFIG plays no part), else the embedded devices (created now).
+// False with `error` set when they cannot be had (no daemon, a bad SOFTNDK_CONFIG).
+bool load_adapters(std::vector<softndk_adapter> &out, std::string &error) {
+    out.clear();
+    if (daemon_mode()) {
+        std::vector<softndk::emu::daemon::DaemonAdapterResponse> described;
+        if (!softndk::emu::daemon::DaemonClient::query_adapters(
+                softndk::emu::daemon::default_socket_path(), described, error))
+            return false;
+        for (const auto &d : described)
+            out.push_back(describe(d));
+        return true;
+    }
+    for (const auto &device : softndk::emu::EmbeddedRegistry::instance().devices(error))
+        out.push_back(describe(*device));
+    return !out.empty() || error.empty();
+}
+
+constexpr char kNoAdapter[] = "no adapter configured";
+
 }  // namespace
 
 extern "C" int softndk_adapters_list(softndk_adapter *out, int capacity, char *error,
                                      size_t error_size) {
+    std::vector<softndk_adapter> adapters;
     std::string message;
-    const auto devices = softndk::emu::EmbeddedRegistry::instance().devices(message);
-    if (devices.empty()) {
-        set_error(error, error_size, message.empty() ? "no adapter configured" : message);
-        return message.empty() ? 0 : -1;
+    if (!load_adapters(adapters, message)) {
+        set_error(error, error_size, message);
+        return -1;
     }
-    for (size_t i = 0; i < devices.size() && static_cast<int>(i) < capacity; ++i)
-        out[i] = describe(*devices[i]);
-    return static_cast<int>(devices.size());
+    if (adapters.empty()) set_error(error, error_size, kNoAdapter);
+    for (size_t i = 0; i < adapters.size() && static_cast<int>(i) < capacity; ++i)
+        out[i] = adapters[i];
+    return static_cast<int>(adapters.size());
 }
 
 extern "C" int softndk_adapter_find(const char *name, softndk_adapter *out, char *error,
                                     size_t error_size) {
+    std::vector<softndk_adapter> adapters;
     std::string message;
-    const auto devices = softndk::emu::EmbeddedRegistry::instance().devices(message);
-    if (devices.empty()) {
-        set_error(error, error_size, message.empty() ? "no adapter configured" : message);
+    if (!load_adapters(adapters, message) || adapters.empty()) {
+        set_error(error, error_size, message.empty() ? kNoAdapter : message);
         return -1;
     }
     const std::string_view wanted = name == nullptr ? std::string_view() : name;
     if (wanted.empty()) {
-        *out = describe(*devices.front());
+        *out = adapters.front();
         return 0;
     }
-    for (const auto &d : devices) {
-        if (d->config().alias == wanted) {
-            *out = describe(*d);
+    for (const auto &a : adapters) {
+        if (a.alias == wanted) {
+            *out = a;
             return 0;
         }
     }
     unsigned int index = 0;
     const auto [end, ec] = std::from_chars(wanted.data(), wanted.data() + wanted.size(), index);
     if (ec == std::errc() && end == wanted.data() + wanted.size()) {
-        for (const auto &d : devices) {
-            if (d->config().if_index == index) {
-                *out = describe(*d);
+        for (const auto &a : adapters) {
+            if (a.if_index == index) {
+                *out = a;
                 return 0;
             }
         }
     }
     std::string known;
-    for (const auto &d : devices)
-        known += (known.empty() ? "" : ", ") + d->config().alias + " (" +
-                 std::to_string(d->config().if_index) + ")";
+    for (const auto &a : adapters)
+        known += (known.empty() ? "" : ", ") + std::string(a.alias) + " (" +
+                 std::to_string(a.if_index) + ")";
     set_error(error, error_size,
-              "no adapter named '" + std::string(wanted) + "' (adapters: " + known + ")");
+              "no adapter named '" + std::string(wanted) + "' (" +
+                  (daemon_mode()
+                       ? "the daemon at " + softndk::emu::daemon::default_socket_path() + " has "
+                       : std::string("adapters: ")) +
+                  known + ")");
     return -1;
 }
 

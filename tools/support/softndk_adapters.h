@@ -6,10 +6,16 @@
  * addresses they own. A Windows driver learns that from the IP helper API
  * (GetIfTable2, ConvertInterfaceAliasToLuid, GetUnicastIpAddressTable), which
  * the SoftNDK runtime does not implement yet; the tools and examples read the
- * same facts here instead, from the embedded device registry: the adapters of
- * SOFTNDK_CONFIG, or the default one (if_index 1, alias rnic0, 127.0.0.1 and
- * ::1, profile roce-default) and their profiles. Reading the list creates the embedded devices,
- * exactly as the first WskOpenNdkAdapter of the process would.
+ * same facts here instead, from where WskOpenNdkAdapter opens adapters:
+ *  - embedded (SOFTNDK_MODE unset or embedded): the embedded device registry, the
+ *    adapters of SOFTNDK_CONFIG, or the default one (if_index 1, alias rnic0,
+ *    127.0.0.1 and ::1, profile roce-default) and their profiles. Reading the list
+ *    creates the embedded devices, exactly as the first WskOpenNdkAdapter of the
+ *    process would;
+ *  - daemon (SOFTNDK_MODE=daemon): the daemon's adapters, asked over its socket
+ *    (SOFTNDK_SOCKET, emulator/daemon/protocol.hpp kDaemonAdapter) on every call,
+ *    with the profiles the daemon loaded; SOFTNDK_CONFIG plays no part, and no
+ *    device is created in this process. No daemon there is an error.
  *
  * C11 and C++20. Thread-safe.
  */
@@ -64,7 +70,8 @@ struct softndk_adapter {
 /* Fills out[0..capacity) with the configured adapters in configuration order
  * and returns how many there are (which may exceed capacity). Returns -1 with
  * a message in error[] when the configuration cannot be loaded (a bad
- * SOFTNDK_CONFIG, for instance). error may be NULL. */
+ * SOFTNDK_CONFIG, for instance) or, in daemon mode, the daemon cannot be asked.
+ * error may be NULL. */
 int softndk_adapters_list(struct softndk_adapter *out, int capacity, char *error,
                           size_t error_size);
 

@@ -338,3 +338,68 @@ TEST_CASE("loopback: an adapter connects to its own address", "[cm][loopback]") 
     CHECK(Driver::drain(*t.cq_a).size() == 2);
     CHECK(b.data()[1] == 0x11);
 }
+
+// Issue 16, item 6: a consumer that destroys its QPs without ever closing their
+// connections leaves one record per connect. The records used to keep their ephemeral
+// ports, so after 16,384 of them every connect on the adapter failed with
+// TOO_MANY_ADDRESSES; the port now goes with the QP.
+TEST_CASE(
+    "a destroyed QP gives its connection's port back: leaked records never exhaust "
+    "the ephemeral ports",
+    "[cm][connect][leak]") {
+    Adapters t(600'000);  // no timeout: every record stays in REQ-sent
+    uint32_t listener = 0;
+    REQUIRE(t.b->listen(sockaddr("10.0.0.2", 80), listener) == 0);
+    constexpr uint32_t kEphemeralPorts = 65536 - 49152;
+    uint32_t failures = 0;
+    int32_t first_failure = 0;
+    for (uint32_t i = 0; i < kEphemeralPorts + 64; ++i) {
+        auto qp = t.a->create_qp(t.pd_a, *t.cq_a, *t.cq_a);
+        uint32_t conn = 0;
+        const int32_t s =
+            t.a->connect(*qp, sockaddr("10.0.0.1", 0), sockaddr("10.0.0.2", 80), conn);
+        if (s != 0 && failures++ == 0) first_failure = s;
+        REQUIRE(t.a->object_command(hw::CommandOpcode::kDestroyQp, qp->number) == 0);
+    }
+    CHECK(failures == 0);
+    CHECK(first_failure == 0);
+    // The leaked records still exist (they are the consumer's to close), and the port a
+    // live connection holds is still refused to a second claimant.
+    auto qp = t.a->create_qp(t.pd_a, *t.cq_a, *t.cq_a);
+    uint32_t conn = 0;
+    REQUIRE(t.a->connect(*qp, sockaddr("10.0.0.1", 7000), sockaddr("10.0.0.2", 80), conn) == 0);
+    auto other = t.a->create_qp(t.pd_a, *t.cq_a, *t.cq_a);
+    uint32_t again = 0;
+    CHECK(t.a->connect(*other, sockaddr("10.0.0.1", 7000), sockaddr("10.0.0.2", 80), again) ==
+          status::kSharingViolation);
+    uint32_t l2 = 0;
+    CHECK(t.a->listen(sockaddr("10.0.0.1", 7000), l2) == status::kSharingViolation);
+    REQUIRE(t.a->object_command(hw::CommandOpcode::kDestroyQp, qp->number) == 0);
+    CHECK(t.a->listen(sockaddr("10.0.0.1", 7000), l2) == 0);
+}
+
+TEST_CASE("listeners and shared endpoints count against the context's listener quota",
+          "[cm][listen][quota]") {
+    auto fabric = std::make_shared<Fabric>();
+    auto config = adapter(1, {"10.0.0.1"});
+    config.quota.listeners = 3;
+    auto device = std::make_shared<Device>(config, fabric);
+    Driver a(device), b(device);
+    uint32_t l = 0;
+    REQUIRE(a.listen(sockaddr("10.0.0.1", 0), l) == 0);
+    REQUIRE(a.listen(sockaddr("10.0.0.1", 0), l) == 0);
+    hw::ListenRequest rq{};
+    rq.address = sockaddr("10.0.0.1", 0);
+    hw::ListenResponse rs{};
+    REQUIRE(a.command(hw::CommandOpcode::kCreateSharedEndpoint, rq, rs) == 0);
+    const uint32_t shared = rs.listener;
+    CHECK(a.listen(sockaddr("10.0.0.1", 0), l) == status::kInsufficientResources);
+    CHECK(a.command(hw::CommandOpcode::kCreateSharedEndpoint, rq, rs) ==
+          status::kInsufficientResources);
+    // Another context has its own quota.
+    CHECK(b.listen(sockaddr("10.0.0.1", 0), l) == 0);
+    // Closing one frees one.
+    REQUIRE(a.object_command(hw::CommandOpcode::kCloseSharedEndpoint, shared) == 0);
+    CHECK(a.listen(sockaddr("10.0.0.1", 0), l) == 0);
+    CHECK(a.listen(sockaddr("10.0.0.1", 0), l) == status::kInsufficientResources);
+}

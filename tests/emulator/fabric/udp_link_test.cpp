@@ -193,6 +193,50 @@ TEST_CASE("Malformed datagrams are counted and dropped, and the link keeps worki
     CHECK(got->syndrome == hw::Syndrome::kSuccess);
 }
 
+// Issue 17: two processes each have their own model clock, and a packet carries none
+// across the link, so the responder cannot tell by its clock when a READ's responses
+// have reached the requester. It frees the READ's resource when its last response has
+// left; a requester within its ORD (4, as the responder's IRD) then never runs over.
+TEST_CASE("READs over RoCEv2/UDP: a requester within its ORD never runs over the responder's IRD",
+          "[fabric][udp][read][ird]") {
+    UdpPair p(static_cast<uint16_t>(test_port() + 1));
+    p.connect();
+    constexpr uint32_t kBytes = 2048;  // two responses each at the tests' MTU of 1024
+    constexpr uint32_t kSlots = 32;
+    Buffer remote(kSlots * kBytes), local(kSlots * kBytes, 0);
+    for (size_t i = 0; i < remote.size(); ++i)
+        remote.data()[i] = static_cast<uint8_t>(i * 13 + i / kBytes);
+    auto m_remote = p.b->register_mr(p.pd_b, remote.data(), remote.size());
+    auto m_local = p.a->register_mr(p.pd_a, local.data(), local.size());
+    auto read = [&](uint32_t slot, bool ring) {
+        SendOptions r;
+        r.remote_address = remote.addr() + slot * kBytes;
+        r.remote_token = m_remote.token;
+        p.a->post_send(*p.qp_a, hw::WqeOpcode::kRdmaRead,
+                       {{local.addr() + slot * kBytes, kBytes, m_local.token}}, r, ring);
+    };
+    auto complete = [&](uint32_t count) {
+        for (uint32_t i = 0; i < count; ++i) {
+            auto c = Driver::wait(*p.cq_a, std::chrono::milliseconds(10000));
+            REQUIRE(c);
+            REQUIRE(c->syndrome == hw::Syndrome::kSuccess);
+        }
+    };
+    // ib_read_lat: one READ at a time (the old clock-based count refused the 17th or so).
+    for (uint32_t i = 0; i < 300; ++i) {
+        read(i % kSlots, true);
+        complete(1);
+    }
+    // ib_read_bw: 32 READs posted at once, ORD lets 4 onto the wire at a time.
+    for (uint32_t round = 0; round < 20; ++round) {
+        for (uint32_t slot = 0; slot < kSlots; ++slot)
+            read(slot, slot + 1 == kSlots);
+        complete(kSlots);
+    }
+    CHECK(std::memcmp(local.data(), remote.data(), remote.size()) == 0);
+    CHECK(p.dev_b->counters().get(Counter::ird_exceeded) == 0);
+}
+
 TEST_CASE("IPv4 frames leave through a raw socket unless SOFTNDK_FABRIC_RAW=off", "[fabric][udp]") {
     // The ICRC covers the IPv4 identification, which only a raw socket controls
     // (udp_link.hpp); emu.fabric.wire_capture checks the frames themselves on lo.
