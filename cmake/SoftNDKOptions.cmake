@@ -19,3 +19,16 @@ if(SOFTNDK_SANITIZE)
     add_compile_options(-Wno-tsan)
   endif()
 endif()
+
+# SOFTNDK_FUZZ builds tests/fuzz as libFuzzer targets (docs/fuzzing.md). It needs clang
+# (Debian: clang-14 and libclang-rt-14-dev; the `fuzz` preset sets the compilers):
+# everything is compiled with -fsanitize=fuzzer-no-link,address so that the code under
+# test is instrumented, and only the fuzz targets' tests are registered.
+option(SOFTNDK_FUZZ "Build the libFuzzer targets of tests/fuzz (clang only)" OFF)
+if(SOFTNDK_FUZZ)
+  if(NOT CMAKE_CXX_COMPILER_ID STREQUAL "Clang")
+    message(FATAL_ERROR "SOFTNDK_FUZZ=ON needs clang++ (cmake --preset fuzz), not ${CMAKE_CXX_COMPILER_ID}")
+  endif()
+  add_compile_options(-fsanitize=fuzzer-no-link,address -fno-omit-frame-pointer -g)
+  add_link_options(-fsanitize=address)
+endif()

@@ -2,6 +2,9 @@
 # Installs the Debian packages SoftNDK builds with, and nothing that is already
 # there. Safe to run any number of times. Needs root or sudo only when something
 # is missing.
+#   scripts/install-deps.sh        what the default build and its tests need (g++ only)
+#   scripts/install-deps.sh fuzz   that, plus clang for the libFuzzer build
+#                                  (cmake --preset fuzz; docs/fuzzing.md)
 set -euo pipefail
 
 packages=(
@@ -14,7 +17,11 @@ packages=(
   tshark             # tests: captures (SOFTNDK_PCAP, softndk trace) decode with 0 malformed frames
   chromium           # tests: `softndk trace --html` renders in headless Chromium
   python3            # tests: the viewer's and the fabric's test drivers, the doc blocks (tests/docs)
+  nftables           # tests: bench/netns.sh's loss and reordering on kernels without tc netem
 )
+if [ "${1:-}" = fuzz ]; then
+  packages+=(clang-14 libclang-rt-14-dev)  # libFuzzer and ASan for clang (tests/fuzz)
+fi
 
 missing=()
 for p in "${packages[@]}"; do

@@ -9,6 +9,7 @@
 
 #include <array>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <stdexcept>
 #include <string>
@@ -28,8 +29,12 @@ extern "C" void __tsan_acquire(void *addr);
 extern "C" void __tsan_release(void *addr);
 namespace {
 char tsan_wire;
-void wire_release() { __tsan_release(&tsan_wire); }
-void wire_acquire() { __tsan_acquire(&tsan_wire); }
+void wire_release() {
+    __tsan_release(&tsan_wire);
+}
+void wire_acquire() {
+    __tsan_acquire(&tsan_wire);
+}
 }  // namespace
 #else
 namespace {
@@ -42,7 +47,9 @@ namespace softndk::emu {
 
 namespace {
 
-constexpr std::array<uint8_t, 4> kCmMagic{UdpLink::kCmOpcode, 'S', 'C', 'M'};
+constexpr std::array<uint8_t, 4> kCmMagic{'S', 'C', 'M', '1'};
+constexpr size_t kCmDatagramBytes =
+    wire::kBthSize + kCmMagic.size() + sizeof(cm::Message) + wire::kIcrcSize;
 constexpr size_t kMaxDatagram = 65536;
 
 sockaddr_storage to_sockaddr(const wire::IpAddr &ip, uint16_t port, socklen_t &length) {
@@ -96,6 +103,24 @@ std::string ip_text(const wire::IpAddr &ip) {
 UdpLink::UdpLink(uint16_t port, Receiver receiver) : port_(port), receiver_(std::move(receiver)) {
     wake_fd_ = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
     if (wake_fd_ < 0) throw std::runtime_error(std::string("eventfd: ") + std::strerror(errno));
+    // IPv4 frames go out through a raw socket, so that the IP header the ICRC covers
+    // is ours (udp_link.hpp). Without CAP_NET_RAW, the UDP sockets.
+    const char *raw = std::getenv("SOFTNDK_FABRIC_RAW");
+    if (raw == nullptr || std::string(raw) != "off") {
+        raw_fd_ = ::socket(AF_INET, SOCK_RAW | SOCK_CLOEXEC | SOCK_NONBLOCK, IPPROTO_RAW);
+        if (raw_fd_ < 0) {
+            log().warn(
+                "RoCEv2/UDP: no raw socket ({}): IPv4 frames leave with the kernel's IP "
+                "identification, so their ICRC fails at a real RoCEv2 peer (SoftNDK peers "
+                "accept them); grant CAP_NET_RAW or use IPv6",
+                std::strerror(errno));
+        } else {
+            const int buffer_bytes = 8 << 20;
+            if (::setsockopt(raw_fd_, SOL_SOCKET, SO_SNDBUFFORCE, &buffer_bytes,
+                             sizeof buffer_bytes) != 0)
+                ::setsockopt(raw_fd_, SOL_SOCKET, SO_SNDBUF, &buffer_bytes, sizeof buffer_bytes);
+        }
+    }
     thread_ = std::thread([this] { run(); });
 }
 
@@ -107,6 +132,7 @@ UdpLink::~UdpLink() {
     std::lock_guard lock(mutex_);
     for (const Socket &s : sockets_)
         ::close(s.fd);
+    if (raw_fd_ >= 0) ::close(raw_fd_);
     ::close(wake_fd_);
 }
 
@@ -203,26 +229,77 @@ bool UdpLink::send_to(int fd, const wire::IpAddr &to, std::span<const uint8_t> b
     return true;
 }
 
+bool UdpLink::send_frame(int fd, const wire::IpAddr &to, std::span<const uint8_t> frame) {
+    const bool v4 = to.is_v4();
+    if (v4 && raw_fd_ >= 0) {
+        // The IP header is ours (IPPROTO_RAW implies IP_HDRINCL); the port is unused.
+        socklen_t length = 0;
+        const sockaddr_storage dst = to_sockaddr(to, 0, length);
+        const auto datagram = frame.subspan(wire::kEthernetHeaderSize);
+        wire_release();
+        if (::sendto(raw_fd_, datagram.data(), datagram.size(), MSG_NOSIGNAL,
+                     reinterpret_cast<const sockaddr *>(&dst), length) < 0) {
+            log().debug("RoCEv2/raw: send to {} failed: {}", ip_text(to), std::strerror(errno));
+            dropped_.fetch_add(1, std::memory_order_relaxed);
+            return true;
+        }
+        sent_.fetch_add(1, std::memory_order_relaxed);
+        return true;
+    }
+    const size_t l3 = v4 ? wire::kIpv4HeaderSize : wire::kIpv6HeaderSize;
+    const size_t skip = wire::kEthernetHeaderSize + l3 + wire::kUdpHeaderSize;
+    return send_to(fd, to, frame.subspan(skip));
+}
+
 bool UdpLink::send(const Packet &packet) {
     const int fd = socket_for(packet.desc.meta.src_ip);
     if (fd < 0) return false;
     wire::PacketDescriptor desc = packet.desc;
-    desc.meta.udp_src_port = port_;  // what the kernel will put in the UDP header
+    desc.meta.udp_src_port = port_;  // the UDP header the datagram leaves with
+    desc.meta.udp_dst_port = port_;
     std::vector<uint8_t> frame = wire::serialize_frame(desc);
     if (frame.empty()) return false;
     if (packet.icrc_corrupt) frame.back() ^= 0xff;  // the receiver's ICRC check fails
-    const size_t l3 = desc.meta.src_ip.is_v4() ? wire::kIpv4HeaderSize : wire::kIpv6HeaderSize;
-    const size_t skip = wire::kEthernetHeaderSize + l3 + wire::kUdpHeaderSize;
-    return send_to(fd, desc.meta.dst_ip, std::span(frame).subspan(skip));
+    return send_frame(fd, desc.meta.dst_ip, frame);
 }
+
+namespace {
+
+// The CM datagram's IB part without the ICRC: BTH (kCmOpcode, P_Key 0xFFFF, QP 1, PSN 0),
+// magic, message.
+std::array<uint8_t, kCmDatagramBytes - wire::kIcrcSize> cm_ib_packet(const cm::Message &message) {
+    std::array<uint8_t, kCmDatagramBytes - wire::kIcrcSize> ib{};
+    ib[0] = UdpLink::kCmOpcode;
+    ib[2] = 0xFF;  // P_Key
+    ib[3] = 0xFF;
+    ib[7] = static_cast<uint8_t>(UdpLink::kCmQp);
+    std::memcpy(ib.data() + wire::kBthSize, kCmMagic.data(), kCmMagic.size());
+    std::memcpy(ib.data() + wire::kBthSize + kCmMagic.size(), &message, sizeof message);
+    return ib;
+}
+
+wire::PacketMeta cm_meta(const wire::IpAddr &from, const wire::IpAddr &to, uint16_t source_port,
+                         uint16_t destination_port) {
+    wire::PacketMeta meta{};
+    meta.src_ip = from;
+    meta.dst_ip = to;
+    meta.udp_src_port = source_port;
+    meta.udp_dst_port = destination_port;
+    meta.hop_limit = 64;
+    return meta;
+}
+
+}  // namespace
 
 bool UdpLink::send_cm(const cm::Message &message) {
     const int fd = socket_for(message.source_ip);
     if (fd < 0) return false;
-    std::array<uint8_t, kCmMagic.size() + sizeof(cm::Message)> bytes{};
-    std::memcpy(bytes.data(), kCmMagic.data(), kCmMagic.size());
-    std::memcpy(bytes.data() + kCmMagic.size(), &message, sizeof message);
-    return send_to(fd, message.destination_ip, bytes);
+    if (message.source_ip.is_v4() != message.destination_ip.is_v4()) return false;
+    const auto ib = cm_ib_packet(message);
+    const std::vector<uint8_t> frame =
+        wire::frame_ib_packet(cm_meta(message.source_ip, message.destination_ip, port_, port_), ib);
+    if (frame.empty()) return false;
+    return send_frame(fd, message.destination_ip, frame);
 }
 
 void UdpLink::handle_datagram(const Socket &socket, std::span<const uint8_t> bytes,
@@ -233,13 +310,23 @@ void UdpLink::handle_datagram(const Socket &socket, std::span<const uint8_t> byt
         log().debug("RoCEv2/UDP: dropped a {}-byte datagram from {}: {}", bytes.size(),
                     ip_text(from), why);
     };
-    if (bytes.size() >= kCmMagic.size() && bytes[0] == kCmOpcode) {
-        if (bytes.size() != kCmMagic.size() + sizeof(cm::Message) ||
-            std::memcmp(bytes.data(), kCmMagic.data(), kCmMagic.size()) != 0) {
+    if (!bytes.empty() && bytes[0] == kCmOpcode) {
+        if (bytes.size() != kCmDatagramBytes ||
+            std::memcmp(bytes.data() + wire::kBthSize, kCmMagic.data(), kCmMagic.size()) != 0) {
             return drop("malformed CM message");
         }
         cm::Message message;
-        std::memcpy(&message, bytes.data() + kCmMagic.size(), sizeof message);
+        std::memcpy(&message, bytes.data() + wire::kBthSize + kCmMagic.size(), sizeof message);
+        if (from.is_v4() != socket.address.is_v4()) return drop("CM message of another family");
+        // The ICRC, recomputed over the headers this datagram really had.
+        const std::vector<uint8_t> frame =
+            wire::frame_ib_packet(cm_meta(from, socket.address, from_port, port_),
+                                  bytes.first(bytes.size() - wire::kIcrcSize));
+        if (frame.size() < wire::kIcrcSize ||
+            std::memcmp(frame.data() + frame.size() - wire::kIcrcSize,
+                        bytes.data() + bytes.size() - wire::kIcrcSize, wire::kIcrcSize) != 0) {
+            return drop("CM message with a bad ICRC");
+        }
         // Answers go where the message really came from; it can only be for us.
         if (message.source_ip != from || message.destination_ip != socket.address)
             return drop("CM message with addresses that do not match its datagram");
@@ -258,6 +345,7 @@ void UdpLink::handle_datagram(const Socket &socket, std::span<const uint8_t> byt
     d.meta.src_ip = from;
     d.meta.dst_ip = socket.address;
     d.meta.udp_src_port = from_port;
+    d.meta.udp_dst_port = port_;
     // The ICRC, recomputed over the headers this datagram really had.
     const std::vector<uint8_t> frame = wire::serialize_frame(d);
     if (frame.size() < wire::kIcrcSize ||

@@ -8,16 +8,29 @@
 //
 //   local address A attaches -> the link binds a UDP socket to A:port (port 4791 by
 //                               default, RoCEv2's IANA port)
-//   RoCEv2 packet to B       -> from A's socket to B:port, the UDP payload of a real
-//                               RoCEv2 packet: BTH | extension headers | payload | pad |
-//                               ICRC. The ICRC covers the IP/UDP headers the kernel
-//                               sends, so the UDP source port is `port` (meta.udp_src_port
-//                               is set to it; rxe's per-QP entropy port needs raw sockets)
-//   CM message to B          -> from A's socket to B:port: kCmOpcode (0xC0, an IBA
-//                               manufacturer-specific BTH opcode, so no RoCEv2 parser
-//                               mistakes it for a transport packet), "SCM", then the
-//                               cm::Message bytes in host byte order (one host, or hosts
-//                               of one endianness)
+//   RoCEv2 packet to B       -> a real RoCEv2 packet from A:port to B:port: BTH |
+//                               extension headers | payload | pad | ICRC. The UDP
+//                               source port is `port` (meta.udp_src_port is set to it).
+//   CM message to B          -> the same way, as a transport packet of kCmOpcode (0xC0,
+//                               an IBA manufacturer-specific BTH opcode, so no RoCEv2
+//                               parser mistakes it for RC traffic) to QP 1 with PSN 0:
+//                               BTH | "SCM1" | the cm::Message bytes in host byte order
+//                               (one host, or hosts of one endianness) | ICRC. Not IB CM
+//                               MADs: docs/wire.md says why and what interop needs.
+//
+// Which header the ICRC covers. It covers the IPv4 identification, which a UDP socket
+// cannot choose: Linux fills in its own (non-zero, per destination) on every datagram,
+// so a frame whose ICRC assumed 0 fails at every real RoCEv2 receiver. Hence:
+//   IPv4 with CAP_NET_RAW (default): each frame leaves through one raw socket
+//       (IPPROTO_RAW, the IP header included) exactly as wire::serialize_frame wrote
+//       it, identification 0 with DF (the kernel keeps a DF datagram's zero ID);
+//   IPv4 without CAP_NET_RAW, or SOFTNDK_FABRIC_RAW=off: the UDP socket sends the UDP
+//       payload and the kernel writes the IP header. SoftNDK peers still accept the
+//       frames (both ends compute the ICRC as if the identification were 0) but a real
+//       RoCEv2 peer drops them; the link warns once when it falls back;
+//   IPv6: the UDP socket; IPv6 has no identification, and the fields the kernel
+//       chooses (flow label, traffic class, hop limit, UDP checksum) are masked.
+// Received datagrams arrive on the bound UDP socket either way.
 //
 // Receiving: one thread polls every socket. A datagram is validated as the wire says
 // (parse_ib_packet, then the ICRC recomputed over the addresses and ports it arrived
@@ -49,6 +62,7 @@ class UdpLink {
   public:
     inline static constexpr uint16_t kRoceV2Port = 4791;
     inline static constexpr uint8_t kCmOpcode = 0xC0;
+    inline static constexpr uint32_t kCmQp = 1;
 
     // Frames that arrived and passed validation; called on the link's thread.
     struct Receiver {
@@ -73,6 +87,8 @@ class UdpLink {
     bool send_cm(const cm::Message &message);
 
     uint16_t port() const { return port_; }
+    // True if IPv4 frames leave through the raw socket (their ICRC verifies on the wire).
+    bool sends_raw_ipv4() const { return raw_fd_ >= 0; }
     uint64_t sent() const { return sent_.load(std::memory_order_relaxed); }
     uint64_t received() const { return received_.load(std::memory_order_relaxed); }
     uint64_t dropped() const { return dropped_.load(std::memory_order_relaxed); }
@@ -85,6 +101,9 @@ class UdpLink {
     };
     int socket_for(const wire::IpAddr &address) const;
     bool send_to(int fd, const wire::IpAddr &to, std::span<const uint8_t> bytes);
+    // Sends a whole frame (Ethernet header first): through the raw socket for IPv4 when
+    // there is one, else its UDP payload through `fd`.
+    bool send_frame(int fd, const wire::IpAddr &to, std::span<const uint8_t> frame);
     void run();
     void handle_datagram(const Socket &socket, std::span<const uint8_t> bytes,
                          const wire::IpAddr &from, uint16_t from_port);
@@ -92,6 +111,7 @@ class UdpLink {
     const uint16_t port_;
     const Receiver receiver_;
     int wake_fd_ = -1;  // eventfd: the socket set changed, or stop
+    int raw_fd_ = -1;   // IPv4 raw socket (IPPROTO_RAW) the frames leave through, or -1
     mutable std::mutex mutex_;
     std::vector<Socket> sockets_;
     std::atomic<uint32_t> version_{0};

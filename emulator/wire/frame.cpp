@@ -44,25 +44,19 @@ std::size_t frame_size(const PacketDescriptor &pkt) noexcept {
            pkt.payload.size() + pkt.pad_bytes() + kIcrcSize;
 }
 
-FrameResult serialize_frame(const PacketDescriptor &pkt, std::span<std::uint8_t> out) noexcept {
-    HeaderBuffer hdr;
-    if (const WireStatus s = build_headers(pkt, hdr); s != WireStatus::kOk) return {s, 0};
-    const PacketMeta &m = pkt.meta;
+namespace {
+
+// Writes Ethernet, IP and UDP headers for `meta` and an IB part of `ib_size` bytes (ICRC
+// included) at the start of `out`, which holds the whole frame. Returns the IB part's
+// offset. The UDP checksum is left 0.
+std::size_t write_outer_headers(const PacketMeta &m, std::size_t ib_size,
+                                std::uint8_t *out) noexcept {
     const bool v4 = m.src_ip.is_v4();
-    if (v4 != m.dst_ip.is_v4()) return {WireStatus::kAddressFamilyMismatch, 0};
-    if (pkt.payload.size() > kMaxFramePayload) return {WireStatus::kPayloadTooLarge, 0};
-    const std::size_t total = frame_size(pkt);
-    if (out.size() < total) return {WireStatus::kBufferTooSmall, 0};
-
     const std::size_t l3_size = l3_header_size(m);
-    const std::size_t pad = pkt.pad_bytes();
-    const std::size_t ib_size = hdr.size + pkt.payload.size() + pad + kIcrcSize;
     const std::size_t udp_len = kUdpHeaderSize + ib_size;
-
-    std::uint8_t *eth = out.data();
+    std::uint8_t *eth = out;
     std::uint8_t *l3 = eth + kEthernetHeaderSize;
     std::uint8_t *udp = l3 + l3_size;
-    std::uint8_t *ib = udp + kUdpHeaderSize;
 
     const auto dmac = mac_for_ip(m.dst_ip);
     const auto smac = mac_for_ip(m.src_ip);
@@ -74,7 +68,10 @@ FrameResult serialize_frame(const PacketDescriptor &pkt, std::span<std::uint8_t>
         l3[0] = 0x45;
         l3[1] = m.traffic_class;
         store_be16(l3 + 2, static_cast<std::uint32_t>(kIpv4HeaderSize + udp_len));
-        store_be16(l3 + 4, 0);       // identification: DF set, never fragmented
+        // Identification 0: the datagram is atomic (DF, RFC 6864), and the ICRC covers
+        // this field, so whoever sends the frame must send exactly this header
+        // (fabric/udp_link.hpp: a raw socket, where the kernel keeps it).
+        store_be16(l3 + 4, 0);
         store_be16(l3 + 6, 0x4000);  // DF
         l3[8] = m.hop_limit;
         l3[9] = 17;  // UDP
@@ -92,11 +89,47 @@ FrameResult serialize_frame(const PacketDescriptor &pkt, std::span<std::uint8_t>
     }
 
     store_be16(udp, m.udp_src_port);
-    store_be16(udp + 2, kRoceV2UdpPort);
+    store_be16(udp + 2, m.udp_dst_port);
     store_be16(udp + 4, static_cast<std::uint32_t>(udp_len));
     store_be16(udp + 6, 0);
+    return kEthernetHeaderSize + l3_size + kUdpHeaderSize;
+}
 
-    std::uint8_t *p = ib;
+// The IPv6 UDP checksum (RFC 8200 forbids 0 there); IPv4 keeps 0, as rxe and ConnectX.
+// Computed last: the ICRC masks the UDP checksum, so it does not depend on it.
+void finish_udp_checksum(const PacketMeta &m, std::uint8_t *frame) noexcept {
+    if (m.src_ip.is_v4()) return;
+    std::uint8_t *l3 = frame + kEthernetHeaderSize;
+    std::uint8_t *udp = l3 + kIpv6HeaderSize;
+    const std::size_t udp_len = load_be16(udp + 4);
+    // Pseudo-header: src, dst, upper-layer length (32), zero, next header.
+    std::uint32_t sum = ones_sum(0, l3 + 8, 32);
+    sum += static_cast<std::uint32_t>(udp_len >> 16) + static_cast<std::uint32_t>(udp_len & 0xFFFF);
+    sum += 17;
+    sum = ones_sum(sum, udp, udp_len);
+    const std::uint16_t csum = fold(sum);
+    store_be16(udp + 6, csum == 0 ? 0xFFFF : csum);
+}
+
+}  // namespace
+
+FrameResult serialize_frame(const PacketDescriptor &pkt, std::span<std::uint8_t> out) noexcept {
+    HeaderBuffer hdr;
+    if (const WireStatus s = build_headers(pkt, hdr); s != WireStatus::kOk) return {s, 0};
+    const PacketMeta &m = pkt.meta;
+    if (m.src_ip.is_v4() != m.dst_ip.is_v4()) return {WireStatus::kAddressFamilyMismatch, 0};
+    if (pkt.payload.size() > kMaxFramePayload) return {WireStatus::kPayloadTooLarge, 0};
+    const std::size_t total = frame_size(pkt);
+    if (out.size() < total) return {WireStatus::kBufferTooSmall, 0};
+
+    const std::size_t l3_size = l3_header_size(m);
+    const std::size_t pad = pkt.pad_bytes();
+    const std::size_t ib_size = hdr.size + pkt.payload.size() + pad + kIcrcSize;
+    const std::size_t ib_offset = write_outer_headers(m, ib_size, out.data());
+    std::uint8_t *l3 = out.data() + kEthernetHeaderSize;
+    std::uint8_t *udp = l3 + l3_size;
+
+    std::uint8_t *p = out.data() + ib_offset;
     std::memcpy(p, hdr.bytes.data(), hdr.size);
     p += hdr.size;
     if (!pkt.payload.empty()) std::memcpy(p, pkt.payload.data(), pkt.payload.size());
@@ -104,22 +137,28 @@ FrameResult serialize_frame(const PacketDescriptor &pkt, std::span<std::uint8_t>
     std::memset(p, 0, pad);
     p += pad;
 
-    // The ICRC masks the UDP checksum, so it can be computed before the checksum exists.
     const auto icrc =
         compute_icrc({l3, l3_size}, {udp, kUdpHeaderSize}, hdr.view(), pkt.payload, pad);
     store_icrc(p, icrc.value_or(0));  // sizes are ours: always has a value
-
-    if (!v4) {
-        // Pseudo-header: src, dst, upper-layer length (32), zero, next header.
-        std::uint32_t sum = ones_sum(0, l3 + 8, 32);
-        sum += static_cast<std::uint32_t>(udp_len >> 16) +
-               static_cast<std::uint32_t>(udp_len & 0xFFFF);
-        sum += 17;
-        sum = ones_sum(sum, udp, udp_len);
-        std::uint16_t csum = fold(sum);
-        store_be16(udp + 6, csum == 0 ? 0xFFFF : csum);
-    }
+    finish_udp_checksum(m, out.data());
     return {WireStatus::kOk, total};
+}
+
+std::vector<std::uint8_t> frame_ib_packet(const PacketMeta &meta,
+                                          std::span<const std::uint8_t> ib_packet) {
+    if (ib_packet.size() < kBthSize || meta.src_ip.is_v4() != meta.dst_ip.is_v4()) return {};
+    if (ib_packet.size() > kMaxFramePayload + kMaxIbHeaderSize) return {};
+    const std::size_t l3_size = l3_header_size(meta);
+    std::vector<std::uint8_t> frame(kEthernetHeaderSize + l3_size + kUdpHeaderSize +
+                                    ib_packet.size() + kIcrcSize);
+    const std::size_t ib_offset =
+        write_outer_headers(meta, ib_packet.size() + kIcrcSize, frame.data());
+    std::memcpy(frame.data() + ib_offset, ib_packet.data(), ib_packet.size());
+    const std::uint8_t *l3 = frame.data() + kEthernetHeaderSize;
+    const auto icrc = compute_icrc({l3, l3_size}, {l3 + l3_size, kUdpHeaderSize}, ib_packet);
+    store_icrc(frame.data() + ib_offset + ib_packet.size(), icrc.value_or(0));
+    finish_udp_checksum(meta, frame.data());
+    return frame;
 }
 
 std::vector<std::uint8_t> serialize_frame(const PacketDescriptor &pkt) {
@@ -184,6 +223,7 @@ WireStatus parse_frame(std::span<const std::uint8_t> frame, PacketDescriptor &ou
         return WireStatus::kBadUdpLength;
     }
     out.meta.udp_src_port = static_cast<std::uint16_t>(load_be16(udp.data()));
+    out.meta.udp_dst_port = kRoceV2UdpPort;
 
     const std::span<const std::uint8_t> ib =
         rest.subspan(l3_size + kUdpHeaderSize, udp_len - kUdpHeaderSize - kIcrcSize);

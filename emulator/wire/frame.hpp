@@ -4,7 +4,10 @@
 //
 // What the serialiser writes, matching rxe and ConnectX (and the wire oracle):
 //   Ethernet: fake locally administered MACs derived from the IPs (mac_for_ip), no VLAN;
-//   IPv4: IHL 5, DF set, identification 0, TOS/TTL from PacketMeta, valid header checksum;
+//   IPv4: IHL 5, DF set, identification 0, TOS/TTL from PacketMeta, valid header checksum.
+//         The ICRC covers the identification (only TOS, TTL and the checksum are masked),
+//         so a frame verifies on the wire only if it leaves with exactly this header:
+//         fabric/udp_link.hpp sends it through a raw socket (docs/wire.md);
 //   IPv6: traffic class and hop limit from PacketMeta, flow label 0, no extension headers;
 //   UDP: source port from PacketMeta, checksum 0 over IPv4 (as rxe and ConnectX send) and
 //        a real checksum over IPv6 (RFC 8200 forbids zero there).
@@ -51,6 +54,13 @@ FrameResult serialize_frame(const PacketDescriptor &pkt, std::span<std::uint8_t>
 
 // Convenience for tools and tests: a freshly allocated frame, empty on error.
 std::vector<std::uint8_t> serialize_frame(const PacketDescriptor &pkt);
+
+// Frames IB transport bytes that serialize_frame does not build itself (BTH first, no
+// ICRC; e.g. the UDP link's manufacturer-specific CM opcode): the same Ethernet/IP/UDP
+// headers as serialize_frame for `meta`, then `ib_packet`, then its ICRC. Empty if
+// ib_packet is shorter than a BTH or too large, or the address families differ.
+std::vector<std::uint8_t> frame_ib_packet(const PacketMeta &meta,
+                                          std::span<const std::uint8_t> ib_packet);
 
 // Parses and validates a captured frame (Ethernet, optional one 802.1Q tag, IPv4 or IPv6
 // without extension headers, UDP dst 4791, ICRC) into `out`: BTH/extension fields and

@@ -72,6 +72,10 @@ struct PacketMeta {
     std::uint16_t udp_src_port = 0xC000;  // flow entropy; rxe uses 0xC000 | hash(QPN)
     std::uint8_t traffic_class = 0;       // IPv4 TOS / IPv6 TC (DSCP|ECN); not ICRC-covered
     std::uint8_t hop_limit = 64;          // IPv4 TTL / IPv6 hop limit; not ICRC-covered
+    // UDP destination port: RoCEv2's 4791. Only the UDP link on a test port
+    // (SOFTNDK_FABRIC=udp:PORT) writes another; the ICRC covers it. parse_frame
+    // accepts only 4791.
+    std::uint16_t udp_dst_port = kRoceV2UdpPort;
 };
 
 // BTH fields in host order. build_headers() writes TVer 0 and derives PadCnt from the

@@ -154,9 +154,11 @@ TEST_CASE("Malformed datagrams are counted and dropped, and the link keeps worki
     const uint8_t short_packet[3] = {0x04, 0, 0};  // shorter than a BTH + ICRC
     send_raw(port, short_packet, sizeof short_packet);
     const uint8_t cm_truncated[8] = {UdpLink::kCmOpcode, 'S', 'C', 'M', 1, 2, 3, 4};
-    send_raw(port, cm_truncated, sizeof cm_truncated);        // CM opcode, wrong size
-    std::vector<uint8_t> forged(4 + sizeof(cm::Message), 0);  // right size, forged addresses
-    std::memcpy(forged.data(), "\xC0SCM", 4);
+    send_raw(port, cm_truncated, sizeof cm_truncated);  // CM opcode, wrong size
+    // Right size and magic (BTH | "SCM1" | message | ICRC), zero message and ICRC.
+    std::vector<uint8_t> forged(wire::kBthSize + 4 + sizeof(cm::Message) + wire::kIcrcSize, 0);
+    forged[0] = UdpLink::kCmOpcode;
+    std::memcpy(forged.data() + wire::kBthSize, "SCM1", 4);
     send_raw(port, forged.data(), forged.size());
     std::vector<uint8_t> unknown(40, 0xFF);  // opcode 0xFF: no such packet
     send_raw(port, unknown.data(), unknown.size());
@@ -233,4 +235,21 @@ TEST_CASE("READs over RoCEv2/UDP: a requester within its ORD never runs over the
     }
     CHECK(std::memcmp(local.data(), remote.data(), remote.size()) == 0);
     CHECK(p.dev_b->counters().get(Counter::ird_exceeded) == 0);
+}
+
+TEST_CASE("IPv4 frames leave through a raw socket unless SOFTNDK_FABRIC_RAW=off", "[fabric][udp]") {
+    // The ICRC covers the IPv4 identification, which only a raw socket controls
+    // (udp_link.hpp); emu.fabric.wire_capture checks the frames themselves on lo.
+    setenv("SOFTNDK_FABRIC_RAW", "off", 1);
+    {
+        UdpLink link(static_cast<uint16_t>(test_port() + 2), UdpLink::Receiver{});
+        CHECK_FALSE(link.sends_raw_ipv4());
+    }
+    unsetenv("SOFTNDK_FABRIC_RAW");
+    UdpLink link(static_cast<uint16_t>(test_port() + 2), UdpLink::Receiver{});
+    if (::geteuid() == 0) {
+        CHECK(link.sends_raw_ipv4());
+    } else {
+        WARN("not root: whether CAP_NET_RAW is granted is not known here");
+    }
 }

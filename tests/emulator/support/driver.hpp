@@ -72,6 +72,10 @@ struct QpHandle {
     std::optional<SqProducer> sq;
     std::optional<RqProducer> rq;
     uint32_t rq_entry_bytes = 0;
+    // The doorbell records in the QP's memory, for tests that write them directly
+    // (tests/fuzz): what a buggy or hostile provider can do.
+    hw::QueueDoorbell *sq_doorbell = nullptr;
+    hw::QueueDoorbell *rq_doorbell = nullptr;
 };
 
 struct SrqHandle {
@@ -188,6 +192,12 @@ class Driver {
         qp.sq.emplace(*SqProducer::attach(base, rs.send_queue));
         if (rs.recv_queue.entries != 0) qp.rq.emplace(*RqProducer::attach(base, rs.recv_queue));
         qp.rq_entry_bytes = rs.recv_queue.entry_bytes;
+        qp.sq_doorbell = reinterpret_cast<hw::QueueDoorbell *>(static_cast<std::byte *>(base) +
+                                                               rs.send_queue.doorbell_offset);
+        if (rs.recv_queue.entries != 0) {
+            qp.rq_doorbell = reinterpret_cast<hw::QueueDoorbell *>(static_cast<std::byte *>(base) +
+                                                                   rs.recv_queue.doorbell_offset);
+        }
         return 0;
     }
     static hw::CreateQpRequest qp_request(uint32_t pd, const CqHandle &scq, const CqHandle &rcq,
@@ -475,9 +485,8 @@ class Driver {
 // Two adapters on a private fabric, one context each, a PD, CQs, an RC QP per side,
 // connected through the CM. `a` is the active side.
 struct ConnectedPair {
-    explicit ConnectedPair(Profile profile_a = test_profile(),
-                           Profile profile_b = test_profile(), uint32_t depth = 64,
-                           uint32_t ird = 4, uint32_t ord = 4)
+    explicit ConnectedPair(Profile profile_a = test_profile(), Profile profile_b = test_profile(),
+                           uint32_t depth = 64, uint32_t ird = 4, uint32_t ord = 4)
         : fabric(std::make_shared<Fabric>()) {
         AdapterConfig ca = adapter(1, {"10.0.0.1", "fd00::1"});
         AdapterConfig cb = adapter(2, {"10.0.0.2", "fd00::2"});

@@ -324,3 +324,49 @@ TEST_CASE("parse_frame survives random and mutated frames", "[frame][fuzz]") {
     }
     CHECK(ok > 0);
 }
+
+TEST_CASE("frame_ib_packet frames IB bytes exactly as serialize_frame frames a packet",
+          "[wire][frame]") {
+    PacketDescriptor d{};
+    d.bth.opcode = Opcode::kSendOnly;
+    d.bth.dest_qp = 0x12;
+    d.bth.psn = 77;
+    d.meta.src_ip = IpAddr::v4(192, 0, 2, 1);
+    d.meta.dst_ip = IpAddr::v4(192, 0, 2, 2);
+    const std::uint8_t payload[5] = {1, 2, 3, 4, 5};
+    d.payload = payload;
+    const std::vector<std::uint8_t> frame = serialize_frame(d);
+    REQUIRE(!frame.empty());
+    const std::size_t ib_offset = kEthernetHeaderSize + kIpv4HeaderSize + kUdpHeaderSize;
+    const std::span<const std::uint8_t> ib(frame.data() + ib_offset,
+                                           frame.size() - ib_offset - kIcrcSize);
+    CHECK(frame_ib_packet(d.meta, ib) == frame);
+
+    // Shorter than a BTH, or mixed address families: nothing.
+    CHECK(frame_ib_packet(d.meta, ib.first(kBthSize - 1)).empty());
+    PacketMeta mixed = d.meta;
+    mixed.dst_ip = IpAddr{};
+    mixed.dst_ip.bytes[15] = 1;  // ::1
+    CHECK(frame_ib_packet(mixed, ib).empty());
+}
+
+TEST_CASE("the UDP destination port is written and covered by the ICRC", "[wire][frame]") {
+    PacketDescriptor d{};
+    d.bth.opcode = Opcode::kAcknowledge;
+    d.meta.src_ip = IpAddr::v4(192, 0, 2, 1);
+    d.meta.dst_ip = IpAddr::v4(192, 0, 2, 2);
+    const std::vector<std::uint8_t> standard = serialize_frame(d);
+    d.meta.udp_dst_port = 24791;  // the UDP link on a test port
+    const std::vector<std::uint8_t> test_port = serialize_frame(d);
+    REQUIRE(standard.size() == test_port.size());
+    const std::size_t udp = kEthernetHeaderSize + kIpv4HeaderSize;
+    CHECK(standard[udp + 2] == 4791 >> 8);
+    CHECK(test_port[udp + 2] == 24791 >> 8);
+    CHECK(test_port[udp + 3] == (24791 & 0xFF));
+    // A different port, a different ICRC; and only 4791 is RoCEv2 to parse_frame.
+    CHECK(!std::equal(standard.end() - kIcrcSize, standard.end(), test_port.end() - kIcrcSize));
+    PacketDescriptor parsed{};
+    CHECK(parse_frame(standard, parsed) == WireStatus::kOk);
+    CHECK(parsed.meta.udp_dst_port == kRoceV2UdpPort);
+    CHECK(parse_frame(test_port, parsed) == WireStatus::kNotRoce);
+}

@@ -129,9 +129,9 @@ int check_oracle(const std::string &dir, const std::string &oracle) {
         return kSkip;
     }
     if (::access(oracle.c_str(), R_OK) != 0) {
-        std::cout << "SKIPPED: wire oracle not found at " << oracle
-                  << " (expected shared/ checked out beside the repository)\n";
-        return kSkip;
+        // The oracle is part of the repository (tests/support): missing is a failure.
+        std::cout << "FAIL: wire oracle not found at " << oracle << "\n";
+        return 1;
     }
     std::vector<Capture> caps;
     if (!write_captures(dir, caps)) return 1;
