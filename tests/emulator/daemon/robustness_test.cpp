@@ -432,6 +432,12 @@ TEST_CASE(
     // The daemon runs in a child with RLIMIT_AS a few MiB above what it uses once
     // started: creates then fail in the device, by status or by std::bad_alloc, which
     // used to leave the handler and end `softndk rnic`.
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+    // The sanitizers' own allocators abort the process when an mmap fails, before the
+    // daemon's code sees a status or an exception: this case means nothing under them.
+    WARN("not run under ASan/TSan: their allocators abort on an address-space limit");
+    return;
+#endif
     TempDir dir;
     const std::string path = dir.path + "/oom.sock";
     int ready[2];
