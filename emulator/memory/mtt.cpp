@@ -1,6 +1,7 @@
 // mtt.cpp - translation construction and the copy helpers (see mtt.hpp).
 #include "memory/mtt.hpp"
 
+#include <atomic>
 #include <cstring>
 
 namespace softndk::emu {
@@ -88,8 +89,18 @@ bool Translation::is_mapped(std::uint64_t iova, std::uint64_t length) const noex
 
 bool Translation::copy_to(std::uint64_t iova, const void *src, std::size_t bytes) const noexcept {
     const auto *from = static_cast<const std::byte *>(src);
-    return for_each_chunk(iova, bytes, [&from](std::byte *chunk, std::size_t n) {
-        std::memcpy(chunk, from, n);
+    std::size_t left = bytes;
+    return for_each_chunk(iova, bytes, [&from, &left](std::byte *chunk, std::size_t n) {
+        left -= n;
+        if (left != 0) {
+            std::memcpy(chunk, from, n);
+        } else {
+            // In-order placement (NDK_ADAPTER_FLAG_IN_ORDER_DMA_SUPPORTED): the range's
+            // last byte is stored last, with release, so a consumer that polls it (as
+            // perftest's write_lat does) and sees it has every earlier byte too.
+            std::memcpy(chunk, from, n - 1);
+            std::atomic_ref<std::byte>(chunk[n - 1]).store(from[n - 1], std::memory_order_release);
+        }
         from += n;
     });
 }

@@ -132,7 +132,9 @@ class Translation {
 
     // Copy `bytes` from `src` INTO the translated memory at `iova` (a write by the device:
     // receive placement, RDMA WRITE target, READ response sink). False if not covered or
-    // (logical) a page is unmapped; then a prefix may have been written.
+    // (logical) a page is unmapped; then a prefix may have been written. In IOVA order,
+    // the last byte stored last with release: a thread that acquire-loads that byte and
+    // sees its new value sees every earlier byte of the copy (in-order placement).
     bool copy_to(std::uint64_t iova, const void *src, std::size_t bytes) const noexcept;
 
     // Copy `bytes` FROM the translated memory at `iova` into `dst` (a read by the device:
