@@ -213,15 +213,16 @@ bool UdpLink::owns_socket_for(const wire::IpAddr &address) const {
     return socket_for(address) >= 0;
 }
 
-bool UdpLink::send_to(int fd, const wire::IpAddr &to, std::span<const uint8_t> bytes) {
+bool UdpLink::send_to(int fd, const wire::IpAddr &to, uint16_t port,
+                      std::span<const uint8_t> bytes) {
     socklen_t length = 0;
-    const sockaddr_storage dst = to_sockaddr(to, port_, length);
+    const sockaddr_storage dst = to_sockaddr(to, port, length);
     wire_release();
     if (::sendto(fd, bytes.data(), bytes.size(), MSG_NOSIGNAL,
                  reinterpret_cast<const sockaddr *>(&dst), length) < 0) {
         // A full socket buffer or an unreachable peer: the datagram is lost, as on a
         // wire; RC retransmission or the CM timeout deals with it.
-        log().debug("RoCEv2/UDP: send to {} failed: {}", ip_text(to), std::strerror(errno));
+        log().debug("RoCEv2: send to {} failed: {}", ip_text(to), std::strerror(errno));
         dropped_.fetch_add(1, std::memory_order_relaxed);
         return true;
     }
@@ -231,24 +232,13 @@ bool UdpLink::send_to(int fd, const wire::IpAddr &to, std::span<const uint8_t> b
 
 bool UdpLink::send_frame(int fd, const wire::IpAddr &to, std::span<const uint8_t> frame) {
     const bool v4 = to.is_v4();
-    if (v4 && raw_fd_ >= 0) {
-        // The IP header is ours (IPPROTO_RAW implies IP_HDRINCL); the port is unused.
-        socklen_t length = 0;
-        const sockaddr_storage dst = to_sockaddr(to, 0, length);
-        const auto datagram = frame.subspan(wire::kEthernetHeaderSize);
-        wire_release();
-        if (::sendto(raw_fd_, datagram.data(), datagram.size(), MSG_NOSIGNAL,
-                     reinterpret_cast<const sockaddr *>(&dst), length) < 0) {
-            log().debug("RoCEv2/raw: send to {} failed: {}", ip_text(to), std::strerror(errno));
-            dropped_.fetch_add(1, std::memory_order_relaxed);
-            return true;
-        }
-        sent_.fetch_add(1, std::memory_order_relaxed);
-        return true;
-    }
+    // The raw socket: the IP header is ours (IPPROTO_RAW implies IP_HDRINCL), the port
+    // unused.
+    if (v4 && raw_fd_ >= 0)
+        return send_to(raw_fd_, to, 0, frame.subspan(wire::kEthernetHeaderSize));
     const size_t l3 = v4 ? wire::kIpv4HeaderSize : wire::kIpv6HeaderSize;
     const size_t skip = wire::kEthernetHeaderSize + l3 + wire::kUdpHeaderSize;
-    return send_to(fd, to, frame.subspan(skip));
+    return send_to(fd, to, port_, frame.subspan(skip));
 }
 
 bool UdpLink::send(const Packet &packet) {

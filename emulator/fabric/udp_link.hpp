@@ -100,7 +100,9 @@ class UdpLink {
         int fd;
     };
     int socket_for(const wire::IpAddr &address) const;
-    bool send_to(int fd, const wire::IpAddr &to, std::span<const uint8_t> bytes);
+    // One datagram to to:port through fd (a UDP socket, or the raw one with port 0); a
+    // failed send counts as a drop, as a lost frame on a wire would be.
+    bool send_to(int fd, const wire::IpAddr &to, uint16_t port, std::span<const uint8_t> bytes);
     // Sends a whole frame (Ethernet header first): through the raw socket for IPv4 when
     // there is one, else its UDP payload through `fd`.
     bool send_frame(int fd, const wire::IpAddr &to, std::span<const uint8_t> frame);
