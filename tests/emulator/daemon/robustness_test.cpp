@@ -36,6 +36,7 @@
 #include "daemon/protocol.hpp"
 #include "daemon/server.hpp"
 #include "device/status.hpp"
+#include "temp_dir.hpp"
 
 using namespace softndk;
 using namespace softndk::emu;
@@ -43,20 +44,9 @@ using namespace softndk::emu::daemon;
 namespace fs = std::filesystem;
 using namespace std::chrono_literals;
 
-namespace {
+using softndk::emu::daemon::test::TempDir;
 
-struct TempDir {
-    std::string path;
-    TempDir() {
-        std::string pattern = fs::temp_directory_path() / "softndk-robust-XXXXXX";
-        REQUIRE(::mkdtemp(pattern.data()) != nullptr);
-        path = pattern;
-    }
-    ~TempDir() {
-        std::error_code ignored;
-        fs::remove_all(path, ignored);
-    }
-};
+namespace {
 
 // A Daemon serving on its own thread for the test's lifetime.
 struct RunningDaemon {

@@ -21,26 +21,16 @@
 #include "daemon/protocol.hpp"
 #include "daemon/server.hpp"
 #include "daemon/socket_security.hpp"
+#include "temp_dir.hpp"
 
 using namespace softndk::emu::daemon;
 namespace fs = std::filesystem;
 
+using softndk::emu::daemon::test::TempDir;
+
 namespace {
 
 constexpr uid_t kNobody = 65534;
-
-struct TempDir {
-    std::string path;
-    TempDir() {
-        std::string pattern = fs::temp_directory_path() / "softndk-sec-XXXXXX";
-        REQUIRE(::mkdtemp(pattern.data()) != nullptr);
-        path = pattern;
-    }
-    ~TempDir() {
-        std::error_code ignored;
-        fs::remove_all(path, ignored);
-    }
-};
 
 mode_t mode_of(const std::string &path) {
     struct stat st {};
