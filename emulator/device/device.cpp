@@ -142,8 +142,52 @@ void Device::transmit(Qp &qp, Packet &&packet, uint64_t ready_ns) {
     qp.tx_ns = std::max(qp.tx_ns, timing_.transmit(ready_ns, bytes, loopback));
     packet.time_ns = qp.tx_ns;
     clock_.observe(packet.time_ns);
-    tracing::packet_tx(*this, qp.number, packet, packet.time_ns);
     counters_.add(Counter::sent_pkts);
+    send_timed(qp, std::move(packet));
+}
+
+bool Device::coalescing() const {
+    return time_mode() == hw::TimeMode::kFunctional && !softndk::trace::on() && !faults_->active();
+}
+
+void Device::transmit_run(Qp &qp, Packet &&run) {
+    auto &d = run.desc;
+    d.bth.dest_qp = qp.path.remote_qpn;
+    d.meta.src_vport = vport_;
+    d.meta.src_ip = qp.path.local_ip;
+    d.meta.dst_ip = qp.path.remote_ip;
+    d.meta.udp_src_port = qp.path.udp_source_port;
+    const bool loopback = owns_address(qp.path.remote_ip);
+    const auto n = static_cast<uint32_t>(run.run.size());
+    for (uint32_t k = 0; k < n; ++k) {
+        // What transmit() would have priced for packet k: its headers, payload and pad.
+        const wire::Opcode op = k == 0       ? d.bth.opcode
+                                : k + 1 == n ? run.run_last_opcode
+                                             : wire::middle_opcode(d.bth.opcode);
+        const uint64_t offset = std::min<uint64_t>(uint64_t{k} * run.run_mtu, d.payload.size());
+        const uint64_t payload = std::min<uint64_t>(run.run_mtu, d.payload.size() - offset);
+        const uint64_t bytes =
+            wire::opcode_info(op).header_len + payload + ((0u - payload) & 3u) + wire::kIcrcSize;
+        qp.tx_ns = std::max(qp.tx_ns, timing_.transmit(run.run[k].time_ns, bytes, loopback));
+        run.run[k].time_ns = qp.tx_ns;
+    }
+    run.time_ns = qp.tx_ns;
+    clock_.observe(run.time_ns);
+    counters_.add(Counter::sent_pkts, n);
+    if (coalescing()) {
+        logger(Component::kRc)
+            .trace("qp#{} -> qp#{} {} packets from {} psn {:#x} len {}", qp.number, d.bth.dest_qp,
+                   n, wire::to_string(d.bth.opcode), d.bth.psn, d.payload.size());
+        return fabric_->send(std::move(run));
+    }
+    // A trace or a fault came up since the run was built: they see its packets.
+    for (Packet &one : split_run(std::move(run)))
+        send_timed(qp, std::move(one));
+}
+
+void Device::send_timed(Qp &qp, Packet &&packet) {
+    const auto &d = packet.desc;
+    tracing::packet_tx(*this, qp.number, packet, packet.time_ns);
     logger(Component::kRc)
         .trace("qp#{} -> qp#{} {} psn {:#x} len {}", qp.number, d.bth.dest_qp,
                wire::to_string(d.bth.opcode), d.bth.psn, d.payload.size());
@@ -235,8 +279,53 @@ void Device::progress_loop() {
 }
 
 void Device::receive(Packet &packet) {
+    if (packet.is_run()) {
+        // A run is built without faults or corruption (Packet::run); if a fault or a trace
+        // came up since the fabric checked accepts_runs(), they see its packets.
+        if (coalescing()) return deliver_run_to_qp(packet);
+        for (Packet &one : split_run(std::move(packet)))
+            receive(one);
+        return;
+    }
     // The ICRC check and the receive-side faults come first, as the port's would.
     faults_->receive(packet, [this](Packet &p) { deliver_to_qp(p); });
+}
+
+void Device::deliver_run_to_qp(Packet &run) {
+    // deliver_to_qp() for each packet of the run in turn, under one lookup and one hold
+    // of the QP lock, with the payload copies deferred to one per contiguous range.
+    const auto n = static_cast<uint32_t>(run.run.size());
+    auto qp = find_qp(run.desc.bth.dest_qp);
+    if (!qp) {
+        for (uint32_t k = 0; k < n; ++k)
+            clock_.observe(timing_.receive(run.run[k].time_ns));
+        counters_.add(Counter::rcvd_pkts, n);
+        counters_.add(Counter::dropped_pkts, n);
+        return;
+    }
+    const bool request = run.desc.info().is_request;
+    std::lock_guard lock(qp->mutex);
+    qp->placement.begin();
+    for (uint32_t k = 0; k < n; ++k) {
+        const uint64_t arrived = timing_.receive(run.run[k].time_ns);
+        clock_.observe(arrived);
+        counters_.add(Counter::rcvd_pkts);
+        const bool accepting = !qp->destroyed &&
+                               (qp->state == QpState::kRtr || qp->state == QpState::kRts) &&
+                               run.desc.meta.src_ip == qp->path.remote_ip;
+        if (!accepting) {
+            counters_.add(Counter::dropped_pkts);
+            continue;
+        }
+        qp->now_ns = arrived;
+        const wire::PacketDescriptor one = run.run_packet(k);
+        if (request) {
+            rc::responder_receive(*qp, one);
+        } else {
+            rc::completer_receive(*qp, one);
+        }
+    }
+    qp->placement.end();
 }
 
 void Device::deliver_to_qp(Packet &packet) {
@@ -261,9 +350,9 @@ void Device::deliver_to_qp(Packet &packet) {
     }
     qp->now_ns = arrived;
     if (packet.desc.info().is_request) {
-        rc::responder_receive(*qp, packet);
+        rc::responder_receive(*qp, packet.desc);
     } else {
-        rc::completer_receive(*qp, packet);
+        rc::completer_receive(*qp, packet.desc);
     }
 }
 

@@ -220,6 +220,14 @@ class Device final : public Port {
     // ready to leave at model time `ready_ns`; it is stamped with its arrival at the
     // far port (TX pipeline, link), never before the QP's previous packet.
     void transmit(Qp &qp, Packet &&packet, uint64_t ready_ns);
+    // Packet coalescing (fabric.hpp, Packet::run): whether the engine may build runs now.
+    // Functional time only (paced and simulated time act on each packet), and nothing
+    // that watches single packets at this device: no trace, no armed fault.
+    bool coalescing() const;
+    // transmit() for a run whose run[k].time_ns is the time packet k is ready to leave:
+    // each packet is priced on its own, in order, exactly as transmit() would, and
+    // run[k].time_ns becomes its arrival at the far port.
+    void transmit_run(Qp &qp, Packet &&run);
     // Writes a CQE (a DMA write issued at model time `ready_ns`, which dates it); on
     // overflow defers "QPs of this CQ to error". Returns the CQE's time.
     uint64_t push_cqe(Cq &cq, const hw::Cqe &cqe, hw::CqeOpcode opcode, uint64_t ready_ns);
@@ -245,6 +253,7 @@ class Device final : public Port {
     // Port: packets and CM messages from the fabric.
     void receive(Packet &packet) override;
     void receive_cm(const cm::Message &message) override;
+    bool accepts_runs() const override { return coalescing(); }
 
   private:
     friend struct Commands;
@@ -276,6 +285,9 @@ class Device final : public Port {
     void fail_cq_qps(uint32_t cq);
     // Device::receive past the fault hooks: the packet goes to its QP's engine.
     void deliver_to_qp(Packet &packet);
+    void deliver_run_to_qp(Packet &run);
+    // transmit()'s second half, for a packet whose time is set: trace, log, faults, fabric.
+    void send_timed(Qp &qp, Packet &&packet);
     void progress_loop();
 
     AdapterConfig config_;

@@ -91,6 +91,8 @@ class FaultInjector {
     int32_t remove(uint32_t context, uint32_t id);
     void context_gone(uint32_t context);
     size_t armed() const;
+    // Anything armed or held: the packet hooks may act (packet coalescing is off then).
+    bool active() const { return active_.load(std::memory_order_acquire); }
 
     using SendFn = std::function<void(Packet &&)>;
     using DeliverFn = std::function<void(Packet &)>;

@@ -9,6 +9,7 @@
 
 #include "device/log.hpp"
 #include "wire/frame.hpp"
+#include "wire/psn.hpp"
 
 namespace softndk::emu {
 namespace {
@@ -45,6 +46,35 @@ void Packet::own_payload(std::span<const uint8_t> bytes) {
     owned = std::make_unique<uint8_t[]>(bytes.size() == 0 ? 1 : bytes.size());
     if (!bytes.empty()) std::memcpy(owned.get(), bytes.data(), bytes.size());
     desc.payload = {owned.get(), bytes.size()};
+}
+
+wire::PacketDescriptor Packet::run_packet(uint32_t k) const {
+    wire::PacketDescriptor d = desc;
+    const auto n = static_cast<uint32_t>(run.size());
+    d.bth.psn = wire::psn_add(desc.bth.psn, k);
+    if (k != 0) d.bth.opcode = k + 1 == n ? run_last_opcode : wire::middle_opcode(desc.bth.opcode);
+    d.bth.ack_req = run[k].ack_req;
+    d.bth.solicited = desc.bth.solicited && k + 1 == n;
+    const size_t offset = std::min<size_t>(size_t{k} * run_mtu, desc.payload.size());
+    d.payload =
+        desc.payload.subspan(offset, std::min<size_t>(run_mtu, desc.payload.size() - offset));
+    return d;
+}
+
+std::vector<Packet> split_run(Packet &&packet) {
+    std::vector<Packet> out;
+    if (!packet.is_run()) {
+        out.push_back(std::move(packet));
+        return out;
+    }
+    const auto n = static_cast<uint32_t>(packet.run.size());
+    out.resize(n);
+    for (uint32_t k = 0; k < n; ++k) {
+        out[k].desc = packet.run_packet(k);
+        out[k].time_ns = packet.run[k].time_ns;
+    }
+    out.back().departure_hold = std::move(packet.departure_hold);
+    return out;
 }
 
 Fabric::Fabric() {
@@ -192,6 +222,14 @@ void Fabric::deliver(Packet &packet, bool local_only) {
         return;
     }
     packet.desc.meta.dst_vport = vport;  // 0 when it leaves the process
+    if (packet.is_run() &&
+        (leaves || !port->accepts_runs() || drop_set_.load(std::memory_order_acquire) ||
+         capturing_.load(std::memory_order_acquire))) {
+        // Something here looks at single packets (Packet::run): hand them over one by one.
+        for (Packet &one : split_run(std::move(packet)))
+            deliver(one, local_only);
+        return;
+    }
     {
         std::lock_guard lock(fault_mutex_);
         if (drop_ && drop_(packet)) {
@@ -212,6 +250,10 @@ void Fabric::deliver(Packet &packet, bool local_only) {
         return;
     }
     capture(packet);
+    if (packet.is_run()) {
+        runs_delivered_.fetch_add(1, std::memory_order_relaxed);
+        run_packets_delivered_.fetch_add(packet.run.size(), std::memory_order_relaxed);
+    }
     if (!leaves) port->receive(packet);
 }
 
@@ -229,6 +271,7 @@ void Fabric::deliver_cm(const cm::Message &message, bool local_only) {
 void Fabric::set_drop_filter(std::function<bool(const Packet &)> drop) {
     std::lock_guard lock(fault_mutex_);
     drop_ = std::move(drop);
+    drop_set_.store(static_cast<bool>(drop_), std::memory_order_release);
 }
 
 uint64_t Fabric::dropped_packets() const {
@@ -244,6 +287,7 @@ bool Fabric::capture_to(const std::string &path) {
     capture_file_ = std::move(file);
     capture_ = std::make_unique<wire::PcapWriter>(*capture_file_);
     captured_ = 0;
+    capturing_.store(true, std::memory_order_release);
     return capture_->ok();
 }
 

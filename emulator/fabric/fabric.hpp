@@ -31,6 +31,7 @@
 // delivered to local ports only.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <fstream>
 #include <functional>
@@ -66,9 +67,45 @@ struct Packet {
     // do not share it.
     std::shared_ptr<void> departure_hold;
 
+    // Packet coalescing. A non-empty `run` makes this one descriptor stand for
+    // run.size() >= 2 packets of ONE message with consecutive PSNs from desc.bth.psn:
+    // desc.bth.opcode is the first packet's opcode, run_last_opcode the last one's, and
+    // those between are MIDDLE. Every packet carries run_mtu payload bytes except possibly
+    // the last, back to back in desc.payload, which is always referenced (never `owned`).
+    // run[k] is packet k's model time (when it reached the far port) and AckReq; solicited
+    // applies to the last packet; time_ns is the last packet's time.
+    //
+    // Why: a 1 MiB transfer is 256 packets at a 4 KiB MTU, and handing each through the
+    // outbox, a QP lock and its own memcpy cost more than the copy itself. A run is queued,
+    // locked and placed once (the receiver copies each contiguous range in one go, see
+    // rc/placement.hpp), while the timing model still prices every packet one by one, in
+    // the same order, so model time is the same as without coalescing.
+    //
+    // Who sees runs: the engine builds them only when Device::coalescing() holds (functional
+    // time, no trace, no armed faults) and delivers them only to ports that accept them
+    // (Port::accepts_runs). Everything that must see single packets - the pcap capture, the
+    // drop filter, the UDP link, a port that does not accept runs - gets the run split
+    // first (split_run), so the wire, the trace and the faults see what they would have
+    // seen without coalescing.
+    struct RunEntry {
+        uint64_t time_ns = 0;
+        bool ack_req = false;
+    };
+    std::vector<RunEntry> run;
+    wire::Opcode run_last_opcode = wire::Opcode::kSendOnly;
+    uint32_t run_mtu = 0;
+
+    bool is_run() const { return !run.empty(); }
+    // Packet k (< run.size()) of the run: its descriptor, payload referenced.
+    wire::PacketDescriptor run_packet(uint32_t k) const;
+
     // Copies `bytes` into owned storage and points the payload at it.
     void own_payload(std::span<const uint8_t> bytes);
 };
+
+// The packets a run stands for, in order, each with its own time and AckReq; the hold
+// rides on the last. A packet that is not a run comes back as the only element.
+std::vector<Packet> split_run(Packet &&packet);
 
 // A virtual port. receive*() run on a draining thread with no fabric lock and no
 // engine lock held; they may queue more frames.
@@ -77,6 +114,9 @@ class Port {
     virtual ~Port() = default;
     virtual void receive(Packet &packet) = 0;
     virtual void receive_cm(const cm::Message &message) = 0;
+    // Whether receive() may be handed a run (Packet::run) right now; the fabric splits
+    // runs for a port that says no. Called on draining threads, so it must be cheap.
+    virtual bool accepts_runs() const { return false; }
 };
 
 class Fabric {
@@ -115,6 +155,13 @@ class Fabric {
     void set_drop_filter(std::function<bool(const Packet &)> drop);
     uint64_t dropped_packets() const;
 
+    // Runs (Packet::run) handed to a port whole, and the packets they stood for: how much
+    // of the traffic coalescing carried (tests, and `softndk stat`-style diagnostics).
+    uint64_t runs_delivered() const { return runs_delivered_.load(std::memory_order_relaxed); }
+    uint64_t run_packets_delivered() const {
+        return run_packets_delivered_.load(std::memory_order_relaxed);
+    }
+
     // The RoCEv2/UDP link, or nullptr when frames stay in the process.
     const UdpLink *udp_link() const { return udp_.get(); }
 
@@ -142,12 +189,16 @@ class Fabric {
 
     mutable std::mutex fault_mutex_;
     std::function<bool(const Packet &)> drop_;
+    std::atomic<bool> drop_set_{false};  // drop_ is non-empty: runs are split first
     uint64_t dropped_ = 0;
 
     mutable std::mutex capture_mutex_;
     std::unique_ptr<std::ofstream> capture_file_;
     std::unique_ptr<wire::PcapWriter> capture_;
     uint64_t captured_ = 0;
+    std::atomic<bool> capturing_{false};  // capture_ is set: runs are split first
+    std::atomic<uint64_t> runs_delivered_{0};
+    std::atomic<uint64_t> run_packets_delivered_{0};
 
     std::unique_ptr<UdpLink> udp_;  // last: its thread delivers into the members above
 };

@@ -64,9 +64,8 @@ void acknowledge_before(Qp &qp, uint32_t psn) {
     }
 }
 
-void on_read_response(Qp &qp, const Packet &packet) {
+void on_read_response(Qp &qp, const wire::PacketDescriptor &d) {
     Requester &r = qp.req;
-    const auto &d = packet.desc;
     const uint32_t psn = d.bth.psn;
     SendWqe *w = wqe_holding(r, psn);
     if (w == nullptr || !w->is_read() || w->read_received == w->psn_count) return;  // stale
@@ -89,22 +88,10 @@ void on_read_response(Qp &qp, const Packet &packet) {
     }
     r.placed_ns = std::max(r.placed_ns, qp.device.timing().dma_write(qp.now_ns, d.payload.size()));
     qp.device.pace(r.placed_ns);
-    // Scatter into the sink SGEs.
-    uint64_t skip = seg->offset;
-    uint64_t at = 0;
-    for (const DmaRange &sge : w->sges) {
-        if (at == d.payload.size()) break;
-        if (skip >= sge.length()) {
-            skip -= sge.length();
-            continue;
-        }
-        const uint64_t take = std::min<uint64_t>(d.payload.size() - at, sge.length() - skip);
-        sge.copy_to(skip, d.payload.data() + at, take);
-        at += take;
-        skip = 0;
-    }
+    qp.placement.place(w->sges, seg->offset, d.payload);
     ++w->read_received;
     if (w->read_received == w->psn_count) {
+        qp.placement.flush();  // the data before the READ's CQE
         if (r.outstanding_reads != 0) --r.outstanding_reads;
         r.read_done_ns.push_back(r.placed_ns);
         r.last_read_done_ns = std::max(r.last_read_done_ns, r.placed_ns);
@@ -112,11 +99,11 @@ void on_read_response(Qp &qp, const Packet &packet) {
     acknowledge_before(qp, wire::psn_add(psn, 1));
 }
 
-void on_ack(Qp &qp, const Packet &packet) {
+void on_ack(Qp &qp, const wire::PacketDescriptor &packet) {
     Requester &r = qp.req;
     auto &dev = qp.device;
-    const uint32_t psn = packet.desc.bth.psn;
-    const auto syn = wire::decode_aeth_syndrome(packet.desc.aeth.syndrome);
+    const uint32_t psn = packet.bth.psn;
+    const auto syn = wire::decode_aeth_syndrome(packet.aeth.syndrome);
     if (!syn.valid) return;
     if (syn.is_ack()) {
         if (!outstanding(r, psn)) return;  // duplicate or bogus ACK
@@ -171,11 +158,11 @@ void on_ack(Qp &qp, const Packet &packet) {
 
 }  // namespace
 
-void completer_receive(Qp &qp, const Packet &packet) {
+void completer_receive(Qp &qp, const wire::PacketDescriptor &packet) {
     if (qp.state != QpState::kRts) return;
     qp.now_ns =
         qp.device.timing().receive_unit(qp.number, qp.now_ns, qp.device.cost().pu_packet_ns);
-    const auto family = packet.desc.info().family;
+    const auto family = packet.info().family;
     if (family == wire::OpFamily::kReadResponse) {
         on_read_response(qp, packet);
     } else if (family == wire::OpFamily::kAck) {

@@ -34,10 +34,12 @@ void requester_progress(Qp &qp);
 void requester_rewind(Qp &qp, uint32_t psn);
 
 // ---- responder.cpp
-void responder_receive(Qp &qp, const Packet &packet);
+// One request packet (of a run: one of its packets, Packet::run_packet).
+void responder_receive(Qp &qp, const wire::PacketDescriptor &packet);
 
 // ---- completer.cpp
-void completer_receive(Qp &qp, const Packet &packet);
+// One response or ACK packet (of a run: one of its packets).
+void completer_receive(Qp &qp, const wire::PacketDescriptor &packet);
 // Retire WQEs at the head of the SQ that are finished, in order.
 void complete_in_order(Qp &qp);
 // Timer expiry (RNR wait over, ACK timeout); `now` is real time.

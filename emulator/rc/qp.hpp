@@ -31,6 +31,7 @@
 #include "device/queue_memory.hpp"
 #include "device/srq.hpp"
 #include "memory/mpt.hpp"
+#include "rc/placement.hpp"
 #include "softndk/hw_interface.hpp"
 #include "softndk/ring.hpp"
 #include "wire/packet.hpp"
@@ -224,6 +225,9 @@ class Qp {
     QpPath path;
     Requester req;
     Responder resp;
+    // Payload placement of both directions (responder: SEND and WRITE data; completer:
+    // READ responses), deferred while a run is delivered (rc/placement.hpp).
+    rc::DeferredPlacement placement;
 };
 
 }  // namespace softndk::emu

@@ -336,6 +336,53 @@ void transmit_message_packet(Qp &qp, SendWqe &w, uint32_t k) {
     dev.transmit(qp, std::move(p), ready);
 }
 
+// Bytes [offset, offset + length) of the message when they lie in one device-contiguous
+// chunk of the gather list (what a run's payload must be: Packet::run), else empty.
+std::span<const uint8_t> contiguous_payload(const SendWqe &w, uint64_t offset, uint64_t length) {
+    size_t chunks = 0;
+    std::span<const uint8_t> first;
+    for_each_slice(w.sges, offset, length, [&](const DmaRange &sge, uint64_t at, uint64_t n) {
+        sge.for_each_chunk(at, n, [&](std::byte *ptr, size_t bytes) {
+            if (chunks++ == 0) first = {reinterpret_cast<const uint8_t *>(ptr), bytes};
+        });
+    });
+    return chunks == 1 && first.size() == length ? first : std::span<const uint8_t>{};
+}
+
+// Packets k .. k + count - 1 of `w` as one run (fabric.hpp, Packet::run), `payload` their
+// bytes. Each packet is priced and flagged as transmit_message_packet() would have done it.
+void transmit_message_run(Qp &qp, SendWqe &w, uint32_t k, uint32_t count,
+                          std::span<const uint8_t> payload) {
+    Requester &r = qp.req;
+    auto &dev = qp.device;
+    const uint32_t mtu = qp.path.mtu;
+    const auto op = spec_of(w.opcode).message;
+    const auto first = wire::segment_message(op, w.length, mtu, k);
+    const auto last = wire::segment_message(op, w.length, mtu, k + count - 1);
+    const bool ends = k + count == w.psn_count;
+    Packet p;
+    p.desc.bth.opcode = first->opcode;
+    p.desc.bth.psn = wire::psn_add(w.first_psn, k);
+    p.desc.bth.solicited = ends && (w.flags & hw::kCtrlSolicited) != 0;
+    p.desc.reth = {w.remote_address, w.remote_token, w.length};
+    p.desc.invalidate_rkey = w.invalidate_token;
+    p.desc.payload = payload;
+    p.run_last_opcode = last->opcode;
+    p.run_mtu = mtu;
+    p.run.resize(count);
+    const uint64_t issue = std::max(w.processed_ns, qp.now_ns);
+    const uint32_t ack_every = dev.transport().ack_req_every;
+    for (uint32_t j = 0; j < count; ++j) {
+        const bool message_end = ends && j + 1 == count;
+        const bool ack_req = message_end || ++r.packets_since_ack_req >= ack_every;
+        if (ack_req) r.packets_since_ack_req = 0;
+        const uint32_t bytes = j + 1 == count ? last->length : mtu;
+        p.run[j] = {dev.timing().dma_read(issue, bytes), ack_req};
+    }
+    p.desc.bth.ack_req = p.run[0].ack_req;
+    dev.transmit_run(qp, std::move(p));
+}
+
 void transmit_read_request(Qp &qp, SendWqe &w) {
     const uint32_t done = w.next_packet;  // response packets already placed
     const uint64_t offset = uint64_t{done} * qp.path.mtu;
@@ -406,6 +453,7 @@ void requester_progress(Qp &qp) {
     if (qp.state != QpState::kRts || r.rnr_wait) return;
     const uint32_t window = qp.device.transport().window_psns;
     const uint32_t mtu = qp.path.mtu;
+    const bool coalescing = qp.device.coalescing();
     bool refetch = false;
     while (r.send_index < r.wqes.size()) {
         SendWqe &w = r.wqes[r.send_index];
@@ -472,6 +520,23 @@ void requester_progress(Qp &qp) {
             while (w.next_packet < w.psn_count) {
                 const uint32_t psn = wire::psn_add(w.first_psn, w.next_packet);
                 if (!wire::psn_window_open(psn, r.una_psn, window)) goto stop;
+                if (coalescing && w.inline_data.empty()) {
+                    // As many packets as the window takes, as one run if their payload
+                    // is one contiguous range.
+                    const int32_t in_flight = wire::psn_diff(psn, r.una_psn);
+                    const uint32_t room = in_flight <= 0 ? window : window - in_flight;
+                    const uint32_t count = std::min(w.psn_count - w.next_packet, room);
+                    const uint64_t offset = uint64_t{w.next_packet} * mtu;
+                    const uint64_t bytes =
+                        std::min<uint64_t>(w.length - offset, uint64_t{count} * mtu);
+                    const auto payload = count >= 2 ? contiguous_payload(w, offset, bytes)
+                                                    : std::span<const uint8_t>{};
+                    if (!payload.empty()) {
+                        transmit_message_run(qp, w, w.next_packet, count, payload);
+                        w.next_packet += count;
+                        continue;
+                    }
+                }
                 transmit_message_packet(qp, w, w.next_packet);
                 ++w.next_packet;
             }

@@ -103,22 +103,6 @@ bool fetch_recv(Qp &qp) {
     return true;
 }
 
-// Copies `data` into the receive's scatter list at `offset` (caller checked capacity).
-void scatter(const std::vector<DmaRange> &sges, uint64_t offset, std::span<const uint8_t> data) {
-    uint64_t at = 0;
-    for (const DmaRange &sge : sges) {
-        if (at == data.size()) break;
-        if (offset >= sge.length()) {
-            offset -= sge.length();
-            continue;
-        }
-        const uint64_t take = std::min<uint64_t>(data.size() - at, sge.length() - offset);
-        sge.copy_to(offset, data.data() + at, take);
-        at += take;
-        offset = 0;
-    }
-}
-
 // A READ's responder resource (Responder::unsent_reads): taken when the READ is
 // accepted, given back when the hold on its last response is let go (Packet).
 struct ReadResourceHold {
@@ -138,8 +122,39 @@ void send_read_responses(Qp &qp, const ReadResource &res, uint32_t from,
                          std::shared_ptr<void> hold = nullptr) {
     auto &dev = qp.device;
     const uint32_t length = static_cast<uint32_t>(res.source.length());
+    const uint32_t mtu = qp.path.mtu;
     // Every response's data is read from host memory when the request is processed;
     // the reads pipeline on the DMA read channel.
+    if (res.psn_count - from >= 2 && dev.coalescing()) {
+        // All of them as one run (fabric.hpp, Packet::run) if their data is contiguous.
+        const uint64_t offset = uint64_t{from} * mtu;
+        std::span<const uint8_t> payload;
+        size_t chunks = 0;
+        res.source.for_each_chunk(offset, length - offset, [&](std::byte *ptr, size_t n) {
+            payload = {reinterpret_cast<const uint8_t *>(ptr), n};
+            ++chunks;
+        });
+        if (chunks == 1 && payload.size() == length - offset) {
+            const auto first =
+                wire::segment_message(wire::MessageOp::kRdmaReadResponse, length, mtu, from);
+            const auto last = wire::segment_message(wire::MessageOp::kRdmaReadResponse, length, mtu,
+                                                    res.psn_count - 1);
+            Packet p;
+            p.desc.bth.opcode = first->opcode;
+            p.desc.bth.psn = wire::psn_add(res.first_psn, from);
+            p.desc.aeth = {wire::aeth_ack_syndrome(), res.msn & wire::kPsnMask};
+            p.desc.payload = payload;
+            p.run_last_opcode = last->opcode;
+            p.run_mtu = mtu;
+            p.run.resize(res.psn_count - from);
+            for (uint32_t j = 0; j + 1 < p.run.size(); ++j)
+                p.run[j].time_ns = dev.timing().dma_read(qp.now_ns, mtu);
+            p.run.back().time_ns = dev.timing().dma_read(qp.now_ns, last->length);
+            p.departure_hold = std::move(hold);
+            dev.transmit_run(qp, std::move(p));
+            return;
+        }
+    }
     for (uint32_t k = from; k < res.psn_count; ++k) {
         const auto seg =
             wire::segment_message(wire::MessageOp::kRdmaReadResponse, length, qp.path.mtu, k);
@@ -169,9 +184,8 @@ void send_read_responses(Qp &qp, const ReadResource &res, uint32_t from,
     }
 }
 
-void on_duplicate(Qp &qp, const Packet &packet) {
+void on_duplicate(Qp &qp, const wire::PacketDescriptor &d) {
     Responder &s = qp.resp;
-    const auto &d = packet.desc;
     qp.device.counters().add(Counter::duplicate_request);
     if (d.info().family == OpFamily::kReadRequest) {
         for (const auto &res : s.reads) {
@@ -201,10 +215,9 @@ bool length_ok(const wire::PacketDescriptor &d, uint32_t mtu) {
 
 }  // namespace
 
-void responder_receive(Qp &qp, const Packet &packet) {
+void responder_receive(Qp &qp, const wire::PacketDescriptor &d) {
     Responder &s = qp.resp;
     auto &dev = qp.device;
-    const auto &d = packet.desc;
     const auto &info = d.info();
     const uint32_t psn = d.bth.psn;
 
@@ -223,7 +236,7 @@ void responder_receive(Qp &qp, const Packet &packet) {
     // 1. PSN
     switch (wire::classify_request_psn(s.epsn, psn)) {
         case wire::PsnClass::kDuplicate:
-            return on_duplicate(qp, packet);
+            return on_duplicate(qp, d);
         case wire::PsnClass::kOutOfSequence:
             dev.counters().add(Counter::out_of_seq_request);
             if (!s.sequence_nak_sent) {
@@ -333,9 +346,10 @@ void responder_receive(Qp &qp, const Packet &packet) {
         }
         s.placed_ns = std::max(s.placed_ns, dev.timing().dma_write(qp.now_ns, d.payload.size()));
         dev.pace(s.placed_ns);
-        scatter(recv.sges, s.offset, d.payload);
+        qp.placement.place(recv.sges, s.offset, d.payload);
         s.offset += d.payload.size();
         if (ends) {
+            qp.placement.flush();  // the data before its CQE
             uint32_t invalidated = 0;
             auto opcode = hw::CqeOpcode::kResponderSend;
             if ((info.ext & wire::kExtIeth) != 0) {
@@ -368,7 +382,7 @@ void responder_receive(Qp &qp, const Packet &packet) {
         }
         s.placed_ns = std::max(s.placed_ns, dev.timing().dma_write(qp.now_ns, d.payload.size()));
         dev.pace(s.placed_ns);
-        s.write_target.copy_to(s.offset, d.payload.data(), d.payload.size());
+        qp.placement.place({&s.write_target, 1}, s.offset, d.payload);
         s.offset += d.payload.size();
         s.target_va += d.payload.size();
         if (ends) {

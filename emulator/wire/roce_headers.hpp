@@ -244,6 +244,21 @@ constexpr std::string_view to_string(Opcode op) noexcept {
     return opcode_info(op).name;
 }
 
+// The MIDDLE opcode of the message family `op` belongs to (SEND, RDMA WRITE or RDMA READ
+// response); `op` itself for any other family, which has no multi-packet messages.
+constexpr Opcode middle_opcode(Opcode op) noexcept {
+    switch (opcode_info(op).family) {
+        case OpFamily::kSend:
+            return Opcode::kSendMiddle;
+        case OpFamily::kWrite:
+            return Opcode::kRdmaWriteMiddle;
+        case OpFamily::kReadResponse:
+            return Opcode::kRdmaReadResponseMiddle;
+        default:
+            return op;
+    }
+}
+
 // ---------------------------------------------------------------------------------------
 // BTH, 12 bytes:
 //   0: opcode | 1: SE MigReq PadCnt(2) TVer(4) | 2-3: P_Key

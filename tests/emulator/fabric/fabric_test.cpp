@@ -1,6 +1,7 @@
 #include <catch2/catch.hpp>
 
 #include "driver.hpp"
+#include "wire/psn.hpp"
 
 using namespace softndk;
 using namespace softndk::emu;
@@ -122,4 +123,72 @@ TEST_CASE("the trampoline runs deferred work in order, never nested", "[fabric][
     CHECK(order.empty());
     Fabric::drain();
     CHECK(order == std::vector<int>{1, 2, 4, 3});
+}
+
+TEST_CASE("a run splits into its packets with their opcodes, PSNs, payloads, times and AckReq",
+          "[fabric][coalescing]") {
+    std::vector<uint8_t> bytes(2 * 1024 + 100);
+    for (size_t i = 0; i < bytes.size(); ++i)
+        bytes[i] = static_cast<uint8_t>(i);
+    Packet run;
+    run.desc.bth.opcode = wire::Opcode::kRdmaWriteFirst;
+    run.desc.bth.psn = wire::kPsnMask;  // the PSNs wrap inside the run
+    run.desc.bth.solicited = true;
+    run.desc.reth = {0x1000, 0x4200, static_cast<uint32_t>(bytes.size())};
+    run.desc.payload = bytes;
+    run.run_last_opcode = wire::Opcode::kRdmaWriteLast;
+    run.run_mtu = 1024;
+    run.run = {{100, false}, {200, true}, {300, true}};
+    run.time_ns = 300;
+    auto hold = std::make_shared<int>(7);
+    run.departure_hold = hold;
+
+    const auto packets = split_run(std::move(run));
+    REQUIRE(packets.size() == 3);
+    CHECK(packets[0].desc.bth.opcode == wire::Opcode::kRdmaWriteFirst);
+    CHECK(packets[1].desc.bth.opcode == wire::Opcode::kRdmaWriteMiddle);
+    CHECK(packets[2].desc.bth.opcode == wire::Opcode::kRdmaWriteLast);
+    CHECK(packets[0].desc.bth.psn == wire::kPsnMask);
+    CHECK(packets[1].desc.bth.psn == 0);
+    CHECK(packets[2].desc.bth.psn == 1);
+    CHECK(packets[0].desc.payload.data() == bytes.data());
+    CHECK(packets[0].desc.payload.size() == 1024);
+    CHECK(packets[1].desc.payload.data() == bytes.data() + 1024);
+    CHECK(packets[2].desc.payload.size() == 100);
+    CHECK(packets[0].time_ns == 100);
+    CHECK(packets[2].time_ns == 300);
+    CHECK_FALSE(packets[0].desc.bth.ack_req);
+    CHECK(packets[1].desc.bth.ack_req);
+    // Solicited belongs to the message's last packet only; the hold to the run's last.
+    CHECK_FALSE(packets[0].desc.bth.solicited);
+    CHECK(packets[2].desc.bth.solicited);
+    CHECK(packets[0].departure_hold == nullptr);
+    CHECK(packets[2].departure_hold == hold);
+    for (const auto &p : packets)
+        CHECK_FALSE(p.is_run());
+    // Each split packet is a valid wire packet (the RETH only on the first).
+    wire::HeaderBuffer h;
+    CHECK(wire::build_headers(packets[1].desc, h) == wire::WireStatus::kOk);
+    CHECK(h.size == wire::kBthSize);
+}
+
+TEST_CASE("a capture sees coalesced traffic as single packets", "[fabric][pcap][coalescing]") {
+    const auto path = std::filesystem::temp_directory_path() /
+                      ("softndk-runs-" + std::to_string(getpid()) + ".pcap");
+    ConnectedPair p;
+    REQUIRE(p.fabric->capture_to(path.string()));
+    Buffer local(64 * 1024), remote(64 * 1024);
+    auto ml = p.a->register_mr(p.pd_a, local.data(), local.size());
+    auto mr = p.b->register_mr(p.pd_b, remote.data(), remote.size());
+    SendOptions o;
+    o.remote_address = remote.addr();
+    o.remote_token = mr.token;
+    p.a->post_send(*p.qp_a, hw::WqeOpcode::kRdmaWrite, {{local.addr(), 64 * 1024, ml.token}}, o);
+    hw::Cqe c{};
+    REQUIRE(Driver::poll(*p.scq_a, c));
+    CHECK(c.syndrome == hw::Syndrome::kSuccess);
+    CHECK(p.fabric->runs_delivered() == 0);
+    // 64 WRITE packets at MTU 1024 and at least one ACK, each captured on its own.
+    CHECK(p.fabric->captured_packets() >= 65);
+    std::filesystem::remove(path);
 }
