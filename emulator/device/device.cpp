@@ -159,17 +159,20 @@ void Device::transmit_run(Qp &qp, Packet &&run) {
     d.meta.udp_src_port = qp.path.udp_source_port;
     const bool loopback = owns_address(qp.path.remote_ip);
     const auto n = static_cast<uint32_t>(run.run.size());
-    for (uint32_t k = 0; k < n; ++k) {
-        // What transmit() would have priced for packet k: its headers, payload and pad.
-        const wire::Opcode op = k == 0       ? d.bth.opcode
-                                : k + 1 == n ? run.run_last_opcode
-                                             : wire::middle_opcode(d.bth.opcode);
-        const uint64_t offset = std::min<uint64_t>(uint64_t{k} * run.run_mtu, d.payload.size());
-        const uint64_t payload = std::min<uint64_t>(run.run_mtu, d.payload.size() - offset);
-        const uint64_t bytes =
-            wire::opcode_info(op).header_len + payload + ((0u - payload) & 3u) + wire::kIcrcSize;
-        qp.tx_ns = std::max(qp.tx_ns, timing_.transmit(run.run[k].time_ns, bytes, loopback));
-        run.run[k].time_ns = qp.tx_ns;
+    {
+        time::TimingModel::Batch model(timing_);
+        for (uint32_t k = 0; k < n; ++k) {
+            // What transmit() would have priced for packet k: its headers, payload and pad.
+            const wire::Opcode op = k == 0       ? d.bth.opcode
+                                    : k + 1 == n ? run.run_last_opcode
+                                                 : wire::middle_opcode(d.bth.opcode);
+            const uint64_t offset = std::min<uint64_t>(uint64_t{k} * run.run_mtu, d.payload.size());
+            const uint64_t payload = std::min<uint64_t>(run.run_mtu, d.payload.size() - offset);
+            const uint64_t bytes = wire::opcode_info(op).header_len + payload +
+                                   ((0u - payload) & 3u) + wire::kIcrcSize;
+            qp.tx_ns = std::max(qp.tx_ns, model.transmit(run.run[k].time_ns, bytes, loopback));
+            run.run[k].time_ns = qp.tx_ns;
+        }
     }
     run.time_ns = qp.tx_ns;
     clock_.observe(run.time_ns);
@@ -297,17 +300,26 @@ void Device::deliver_run_to_qp(Packet &run) {
     const auto n = static_cast<uint32_t>(run.run.size());
     auto qp = find_qp(run.desc.bth.dest_qp);
     if (!qp) {
+        time::TimingModel::Batch model(timing_);
         for (uint32_t k = 0; k < n; ++k)
-            clock_.observe(timing_.receive(run.run[k].time_ns));
+            clock_.observe(model.receive(run.run[k].time_ns));
         counters_.add(Counter::rcvd_pkts, n);
         counters_.add(Counter::dropped_pkts, n);
         return;
+    }
+    // Every packet's way through the RX pipeline, priced up front under one hold of the
+    // model's lock: the pipeline is booked by nothing else the engine does here, so the
+    // bookings are the ones packet-by-packet delivery would make.
+    {
+        time::TimingModel::Batch model(timing_);
+        for (uint32_t k = 0; k < n; ++k)
+            run.run[k].time_ns = model.receive(run.run[k].time_ns);
     }
     const bool request = run.desc.info().is_request;
     std::lock_guard lock(qp->mutex);
     qp->placement.begin();
     for (uint32_t k = 0; k < n; ++k) {
-        const uint64_t arrived = timing_.receive(run.run[k].time_ns);
+        const uint64_t arrived = run.run[k].time_ns;
         clock_.observe(arrived);
         counters_.add(Counter::rcvd_pkts);
         const bool accepting = !qp->destroyed &&

@@ -372,12 +372,15 @@ void transmit_message_run(Qp &qp, SendWqe &w, uint32_t k, uint32_t count,
     p.run.resize(count);
     const uint64_t issue = std::max(w.processed_ns, qp.now_ns);
     const uint32_t ack_every = dev.transport().ack_req_every;
-    for (uint32_t j = 0; j < count; ++j) {
-        const bool message_end = ends && j + 1 == count;
-        const bool ack_req = message_end || ++r.packets_since_ack_req >= ack_every;
-        if (ack_req) r.packets_since_ack_req = 0;
-        const uint32_t bytes = j + 1 == count ? last->length : mtu;
-        p.run[j] = {dev.timing().dma_read(issue, bytes), ack_req};
+    {
+        time::TimingModel::Batch model(dev.timing());
+        for (uint32_t j = 0; j < count; ++j) {
+            const bool message_end = ends && j + 1 == count;
+            const bool ack_req = message_end || ++r.packets_since_ack_req >= ack_every;
+            if (ack_req) r.packets_since_ack_req = 0;
+            const uint32_t bytes = j + 1 == count ? last->length : mtu;
+            p.run[j] = {model.dma_read(issue, bytes), ack_req};
+        }
     }
     p.desc.bth.ack_req = p.run[0].ack_req;
     dev.transmit_run(qp, std::move(p));

@@ -147,9 +147,12 @@ void send_read_responses(Qp &qp, const ReadResource &res, uint32_t from,
             p.run_last_opcode = last->opcode;
             p.run_mtu = mtu;
             p.run.resize(res.psn_count - from);
-            for (uint32_t j = 0; j + 1 < p.run.size(); ++j)
-                p.run[j].time_ns = dev.timing().dma_read(qp.now_ns, mtu);
-            p.run.back().time_ns = dev.timing().dma_read(qp.now_ns, last->length);
+            {
+                time::TimingModel::Batch model(dev.timing());
+                for (uint32_t j = 0; j + 1 < p.run.size(); ++j)
+                    p.run[j].time_ns = model.dma_read(qp.now_ns, mtu);
+                p.run.back().time_ns = model.dma_read(qp.now_ns, last->length);
+            }
             p.departure_hold = std::move(hold);
             dev.transmit_run(qp, std::move(p));
             return;

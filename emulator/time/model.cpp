@@ -69,6 +69,11 @@ uint64_t TimingModel::doorbell(uint64_t posted, bool blueflame) {
 uint64_t TimingModel::dma_read(uint64_t t, uint64_t bytes) {
     if (!enabled_) return t;
     std::lock_guard lock(lock_);
+    return dma_read_locked(t, bytes);
+}
+
+uint64_t TimingModel::dma_read_locked(uint64_t t, uint64_t bytes) {
+    if (!enabled_) return t;
     const uint64_t busy = pcie_occupancy(bytes);
     const uint64_t done = at_ns(dma_read_.reserve(at_ps(t), busy) + busy) + cost_.dma_read_ns;
     tracing::dma(this, true, t, done, bytes);
@@ -112,6 +117,11 @@ uint64_t TimingModel::process(std::vector<Timeline> &units, uint32_t qp, uint64_
 uint64_t TimingModel::transmit(uint64_t t, uint64_t transport_bytes, bool loopback) {
     if (!enabled_) return t;
     std::lock_guard lock(lock_);
+    return transmit_locked(t, transport_bytes, loopback);
+}
+
+uint64_t TimingModel::transmit_locked(uint64_t t, uint64_t transport_bytes, bool loopback) {
+    if (!enabled_) return t;
     uint64_t at =
         tx_pipeline_.reserve(at_ps(t), ps(cost_.pipeline_packet_ns)) + ps(cost_.tx_pipeline_ns);
     if (loopback || cost_.link_mbps == 0) return at_ns(at);
@@ -124,6 +134,11 @@ uint64_t TimingModel::transmit(uint64_t t, uint64_t transport_bytes, bool loopba
 uint64_t TimingModel::receive(uint64_t t) {
     if (!enabled_) return t;
     std::lock_guard lock(lock_);
+    return receive_locked(t);
+}
+
+uint64_t TimingModel::receive_locked(uint64_t t) {
+    if (!enabled_) return t;
     return at_ns(rx_pipeline_.reserve(at_ps(t), ps(cost_.pipeline_packet_ns))) +
            cost_.rx_pipeline_ns;
 }
