@@ -297,6 +297,7 @@ uint64_t Fabric::captured_packets() const {
 }
 
 void Fabric::capture(const Packet &packet) {
+    if (!capturing_.load(std::memory_order_acquire)) return;  // no lock per packet when off
     std::lock_guard lock(capture_mutex_);
     if (!capture_) return;
     auto frame = wire::serialize_frame(packet.desc);

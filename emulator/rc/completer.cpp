@@ -88,7 +88,7 @@ void on_read_response(Qp &qp, const wire::PacketDescriptor &d) {
     }
     r.placed_ns = std::max(r.placed_ns, qp.device.timing().dma_write(qp.now_ns, d.payload.size()));
     qp.device.pace(r.placed_ns);
-    qp.placement.place(w->sges, seg->offset, d.payload);
+    qp.placement.place({w->sges.data(), w->sges.size()}, seg->offset, d.payload);
     ++w->read_received;
     if (w->read_received == w->psn_count) {
         qp.placement.flush();  // the data before the READ's CQE

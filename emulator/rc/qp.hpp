@@ -27,6 +27,8 @@
 #include <string_view>
 #include <vector>
 
+#include <boost/container/small_vector.hpp>
+
 #include "device/cq.hpp"
 #include "device/queue_memory.hpp"
 #include "device/srq.hpp"
@@ -48,6 +50,11 @@ using SteadyTime = std::chrono::steady_clock::time_point;
 
 // A send WQE after fetch and validation: the device's private copy (the ring slot
 // may be reused as soon as the consumer counter moves past it).
+// A WQE's checked scatter/gather list. Most WQEs carry one or two SGEs: kept inline,
+// so fetching a WQE allocates nothing (boost's small_vector: a std::vector with an
+// inline buffer, which the standard library lacks).
+using SgeList = boost::container::small_vector<DmaRange, 2>;
+
 struct SendWqe {
     uint16_t index = 0;  // wqe_index = SQ position of the WQE (low 16 bits)
     hw::WqeOpcode opcode = hw::WqeOpcode::kNop;
@@ -58,7 +65,7 @@ struct SendWqe {
     uint64_t remote_address = 0;
     uint32_t remote_token = 0;
     uint32_t invalidate_token = 0;
-    std::vector<DmaRange> sges;        // checked local gather (SEND/WRITE) or sink (READ)
+    SgeList sges;                      // checked local gather (SEND/WRITE) or sink (READ)
     std::vector<uint8_t> inline_data;  // kCtrlInline payload
     uint32_t first_local_token = 0;    // READ with kCtrlReadLocalInvalidate: invalidated on success
     hw::FastRegisterSegment fast_register{};      // kFastRegister
@@ -86,7 +93,7 @@ struct SendWqe {
 struct RecvWqe {
     uint16_t slot = 0;
     bool from_srq = false;  // slot indexes the QP's SRQ
-    std::vector<DmaRange> sges;
+    SgeList sges;
     uint64_t capacity = 0;
     hw::Syndrome error = hw::Syndrome::kSuccess;
     uint32_t vendor = 0;

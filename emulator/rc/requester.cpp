@@ -268,7 +268,7 @@ void fetch_wqes(Qp &qp, bool doorbell) {
 // Calls fn(sge, offset_in_sge, bytes) for the pieces of message bytes
 // [offset, offset + length) over the gather list, in order.
 template <class Fn>
-void for_each_slice(const std::vector<DmaRange> &sges, uint64_t offset, uint64_t length, Fn &&fn) {
+void for_each_slice(const SgeList &sges, uint64_t offset, uint64_t length, Fn &&fn) {
     for (const DmaRange &sge : sges) {
         if (length == 0) break;
         if (offset >= sge.length()) {

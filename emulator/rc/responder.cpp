@@ -349,7 +349,7 @@ void responder_receive(Qp &qp, const wire::PacketDescriptor &d) {
         }
         s.placed_ns = std::max(s.placed_ns, dev.timing().dma_write(qp.now_ns, d.payload.size()));
         dev.pace(s.placed_ns);
-        qp.placement.place(recv.sges, s.offset, d.payload);
+        qp.placement.place({recv.sges.data(), recv.sges.size()}, s.offset, d.payload);
         s.offset += d.payload.size();
         if (ends) {
             qp.placement.flush();  // the data before its CQE

@@ -1,6 +1,7 @@
 #include "time/timeline.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cstring>
 
 namespace softndk::emu::time {
@@ -88,35 +89,114 @@ uint64_t Timeline::busy_total() const {
     return busy_total_;
 }
 
+size_t LruCache::home_slot(uint64_t key) const {
+    return static_cast<size_t>((key * 0x9E3779B97F4A7C15ull) >> index_shift_);
+}
+
+uint32_t LruCache::find(uint64_t key) const {
+    if (index_.empty()) return kNone;
+    const size_t mask = index_.size() - 1;
+    for (size_t i = home_slot(key);; i = (i + 1) & mask) {
+        const uint32_t slot = index_[i];
+        if (slot == 0) return kNone;
+        if (nodes_[slot - 1].key == key) return slot - 1;
+    }
+}
+
+void LruCache::index_insert(uint64_t key, uint32_t node) {
+    if ((size_ + 1) * 2 > index_.size()) {
+        // Double the index (at most half full keeps the probes short) and re-place all.
+        const size_t slots = std::max<size_t>(16, index_.size() * 2);
+        index_.assign(slots, 0);
+        index_shift_ = 64 - static_cast<unsigned>(std::countr_zero(slots));
+        for (uint32_t n = head_; n != kNone; n = nodes_[n].next) {
+            size_t i = home_slot(nodes_[n].key);
+            while (index_[i] != 0)
+                i = (i + 1) & (slots - 1);
+            index_[i] = n + 1;
+        }
+    }
+    const size_t mask = index_.size() - 1;
+    size_t i = home_slot(key);
+    while (index_[i] != 0)
+        i = (i + 1) & mask;
+    index_[i] = node + 1;
+}
+
+void LruCache::index_erase(uint64_t key) {
+    const size_t mask = index_.size() - 1;
+    size_t hole = home_slot(key);
+    while (nodes_[index_[hole] - 1].key != key)
+        hole = (hole + 1) & mask;
+    // Backward-shift deletion: move up every later entry of the probe run that may
+    // sit in the hole (its home slot is not cyclically in (hole, j]), so that no lookup
+    // stops early at an empty slot.
+    for (size_t j = (hole + 1) & mask; index_[j] != 0; j = (j + 1) & mask) {
+        const size_t home = home_slot(nodes_[index_[j] - 1].key);
+        const bool stays = hole <= j ? (hole < home && home <= j) : (hole < home || home <= j);
+        if (stays) continue;
+        index_[hole] = index_[j];
+        hole = j;
+    }
+    index_[hole] = 0;
+}
+
+void LruCache::unlink(uint32_t node) {
+    Node &n = nodes_[node];
+    (n.prev == kNone ? head_ : nodes_[n.prev].next) = n.next;
+    (n.next == kNone ? tail_ : nodes_[n.next].prev) = n.prev;
+}
+
+void LruCache::push_front(uint32_t node) {
+    nodes_[node].prev = kNone;
+    nodes_[node].next = head_;
+    (head_ == kNone ? tail_ : nodes_[head_].prev) = node;
+    head_ = node;
+}
+
 bool LruCache::touch(uint64_t key) {
     if (capacity_ == 0) {
         ++misses_;
         return false;
     }
-    if (!order_.empty() && order_.front() == key) {  // the common case: the same QP again
+    if (head_ != kNone && nodes_[head_].key == key) {  // the common case: the same QP again
         ++hits_;
         return true;
     }
-    if (auto it = where_.find(key); it != where_.end()) {
-        order_.splice(order_.begin(), order_, it->second);
+    if (const uint32_t n = find(key); n != kNone) {
+        unlink(n);
+        push_front(n);
         ++hits_;
         return true;
     }
     ++misses_;
-    if (order_.size() >= capacity_) {
-        where_.erase(order_.back());
-        order_.pop_back();
+    uint32_t n;
+    if (size_ >= capacity_) {  // the least recent entry makes room
+        n = tail_;
+        index_erase(nodes_[n].key);
+        unlink(n);
+        --size_;
+    } else if (!free_.empty()) {
+        n = free_.back();
+        free_.pop_back();
+    } else {
+        n = static_cast<uint32_t>(nodes_.size());
+        nodes_.push_back({});
     }
-    order_.push_front(key);
-    where_[key] = order_.begin();
+    nodes_[n].key = key;
+    index_insert(key, n);
+    push_front(n);
+    ++size_;
     return false;
 }
 
 void LruCache::erase(uint64_t key) {
-    if (auto it = where_.find(key); it != where_.end()) {
-        order_.erase(it->second);
-        where_.erase(it);
-    }
+    const uint32_t n = find(key);
+    if (n == kNone) return;
+    index_erase(key);
+    unlink(n);
+    free_.push_back(n);
+    --size_;
 }
 
 uint64_t LruCache::hits() const {

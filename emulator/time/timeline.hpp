@@ -13,10 +13,9 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
-#include <list>
 #include <mutex>
 #include <thread>
-#include <unordered_map>
+#include <vector>
 
 namespace softndk::emu::time {
 
@@ -81,6 +80,12 @@ class Timeline {
 
 // An on-device cache of fixed-size entries (QP contexts, MPT entries, MTT entries),
 // least recently used out. Not synchronised, like Timeline.
+//
+// Flat: the entries live in one vector linked by indices (most recent first) and are
+// found through an open-addressing index (linear probing, at most half full), so a
+// lookup is a hash and a probe or two and a hit relinks two indices - no node per entry
+// and no pointer chasing. The model touches one MTT entry per packet, so this is on the
+// data path. Storage grows with the entries held, up to the capacity.
 class LruCache {
   public:
     explicit LruCache(size_t capacity) : capacity_(capacity) {}
@@ -90,13 +95,32 @@ class LruCache {
     // Forgets `key` (the object was destroyed or re-registered).
     void erase(uint64_t key);
     size_t capacity() const { return capacity_; }
+    size_t size() const { return size_; }
     uint64_t hits() const;
     uint64_t misses() const;
 
   private:
+    static constexpr uint32_t kNone = UINT32_MAX;
+    struct Node {
+        uint64_t key;
+        uint32_t prev;  // towards the most recent
+        uint32_t next;  // towards the least recent
+    };
+    size_t home_slot(uint64_t key) const;
+    uint32_t find(uint64_t key) const;  // node index, or kNone
+    void index_insert(uint64_t key, uint32_t node);
+    void index_erase(uint64_t key);  // key must be indexed
+    void unlink(uint32_t node);
+    void push_front(uint32_t node);
+
     const size_t capacity_;
-    std::list<uint64_t> order_;  // front = most recent
-    std::unordered_map<uint64_t, std::list<uint64_t>::iterator> where_;
+    std::vector<Node> nodes_;
+    std::vector<uint32_t> free_;   // node slots erase() gave back
+    std::vector<uint32_t> index_;  // node + 1; 0 = empty. Size a power of two.
+    unsigned index_shift_ = 64;    // 64 - log2(index_.size())
+    uint32_t head_ = kNone;        // most recent
+    uint32_t tail_ = kNone;        // least recent
+    size_t size_ = 0;
     uint64_t hits_ = 0;
     uint64_t misses_ = 0;
 };

@@ -1,5 +1,8 @@
 #include <catch2/catch.hpp>
 
+#include <list>
+#include <unordered_map>
+
 #include <algorithm>
 #include <random>
 #include <vector>
@@ -174,4 +177,51 @@ TEST_CASE("LRU cache: a working set larger than the cache misses every time", "[
         for (uint64_t k = 0; k < 9; ++k)
             fits.touch(k);
     CHECK(fits.hits() == 27);
+}
+
+TEST_CASE("LRU cache: hits, misses and evictions match a reference LRU over random use", "[lru]") {
+    // The reference: a list in recency order and a map into it, the textbook LRU.
+    struct Reference {
+        explicit Reference(size_t capacity) : capacity(capacity) {}
+        bool touch(uint64_t key) {
+            if (auto it = where.find(key); it != where.end()) {
+                order.splice(order.begin(), order, it->second);
+                return true;
+            }
+            if (order.size() >= capacity) {
+                where.erase(order.back());
+                order.pop_back();
+            }
+            order.push_front(key);
+            where[key] = order.begin();
+            return false;
+        }
+        void erase(uint64_t key) {
+            if (auto it = where.find(key); it != where.end()) {
+                order.erase(it->second);
+                where.erase(it);
+            }
+        }
+        size_t capacity;
+        std::list<uint64_t> order;
+        std::unordered_map<uint64_t, std::list<uint64_t>::iterator> where;
+    };
+    for (const size_t capacity : {1u, 3u, 64u, 1000u}) {
+        LruCache cache(capacity);
+        Reference reference(capacity);
+        uint64_t state = 0x1234567 + capacity;
+        for (int i = 0; i < 200000; ++i) {
+            state = state * 6364136223846793005ull + 1442695040888963407ull;
+            // Keys from a range a little larger than the cache, some far apart (hash
+            // collisions in the index), and an erase now and then.
+            const uint64_t key = (state >> 33) % (capacity + capacity / 2 + 2) * 0x10001;
+            if ((state >> 20) % 16 == 0) {
+                cache.erase(key);
+                reference.erase(key);
+                continue;
+            }
+            REQUIRE(cache.touch(key) == reference.touch(key));
+            REQUIRE(cache.size() == reference.order.size());
+        }
+    }
 }
