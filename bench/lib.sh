@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # bench/lib.sh - the arithmetic of bench/run.sh: statistics over repetitions, ratios
 # and target verdicts. Sourced, not run; pure functions of their arguments (no files,
 # no clock), so tests/bench/bench_lib_test.sh checks them on fixed input.

@@ -40,7 +40,7 @@
 # Bounded: every program runs under `timeout`, bench/peers.sh has its own time budget,
 # and a run that hangs or fails leaves its figure n/a.
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 2
 started=$(date +%s)
 . bench/lib.sh
 REPS=${REPS:-3}
@@ -98,9 +98,9 @@ declare -A R  # R[key] = "MEDIAN (MIN-MAX)"
 
 # repeat PREC CMD... -> the figure of REPS runs of CMD (each prints one number or nothing)
 repeat() {
-    local prec=$1 values=() r
+    local prec=$1 values=()
     shift
-    for r in $(seq 1 "$REPS"); do values+=("$("$@")"); done
+    for _ in $(seq 1 "$REPS"); do values+=("$("$@")"); done
     stat3 "$prec" "${values[@]}"
 }
 
@@ -190,11 +190,22 @@ if want data; then
     done
 
     # Two processes through the daemon: softndk ib_* and the pingpong example.
-    wakeups_before=$(daemon_wakeups)
-    R[daemon2p,lat,send,8]=$(repeat 2 pair_value "$daemon_env" t_typical ib_send_lat -s 8 -n 5000)
-    wakeups_after=$(daemon_wakeups)
-    R[daemon2p,wakeups]=$(awk -v a="$wakeups_before" -v b="$wakeups_after" -v n=$(( REPS * 5000 * 2 )) \
-        'BEGIN { if (a != "" && b != "") printf "%.3f (%.3f-%.3f)\n", (b - a) / n, (b - a) / n, (b - a) / n; else print "n/a" }')
+    # ib_send_lat, and the daemon's doorbell-thread wakeups per message of each run (a
+    # run of 5000 iterations carries 10000 messages, one each way per iteration).
+    wakeup_log=$work/wakeups.txt
+    : >"$wakeup_log"
+    send_lat_and_wakeups() {
+        local before after v
+        before=$(daemon_wakeups)
+        v=$(pair_value "$daemon_env" t_typical ib_send_lat -s 8 -n 5000)
+        after=$(daemon_wakeups)
+        [ -n "$v" ] && awk -v a="$before" -v b="$after" \
+            'BEGIN { if (a != "" && b != "") printf "%.4f\n", (b - a) / 10000 }' >>"$wakeup_log"
+        echo "$v"
+    }
+    R[daemon2p,lat,send,8]=$(repeat 2 send_lat_and_wakeups)
+    # shellcheck disable=SC2046
+    R[daemon2p,wakeups]=$(stat3 3 $(cat "$wakeup_log"))
     R[daemon2p,lat,write,8]=$(repeat 2 pair_value "$daemon_env" t_typical ib_write_lat -s 8 -n 5000)
     for s in 8 4096; do R[pingpong2p,lat,send,$s]=$(repeat 2 pingpong_value "$s" 5000); done
     R[daemon2p,bw,write,1048576]=$(repeat 2 pair_value "$daemon_env" BW_average ib_write_bw -s 1048576 -n 500)
@@ -213,8 +224,11 @@ peer_log=$work/peers.txt
 if [ "$PEERS" != none ] && { want data || want model; }; then
     command -v fi_pingpong >/dev/null ||
         echo "(fi_pingpong not installed: bench/install-deps.sh; no fi_pingpong peers)" >>"$peer_log"
-    SIZES="$LAT_SIZES 65536 1048576" REPS=$REPS timeout 600 bench/peers.sh fi_pingpong >>"$peer_log" 2>&1
-    SIZES="$LAT_SIZES 65536 1048576" REPS=$REPS timeout 600 bench/peers.sh fi_rma >>"$peer_log" 2>&1
+    # Only what the tables use: fi_pingpong at the latency sizes, without sockets/rdm.
+    FPP_PROVIDERS="shm/rdm tcp/rdm tcp/msg" SIZES="$LAT_SIZES" REPS=$REPS BUDGET_S=420 \
+        timeout 600 bench/peers.sh fi_pingpong >>"$peer_log" 2>&1
+    SIZES="$LAT_SIZES 65536 1048576" REPS=$REPS BUDGET_S=420 \
+        timeout 600 bench/peers.sh fi_rma >>"$peer_log" 2>&1
 fi
 peer() { peer_figure "$peer_log" "$@"; }
 
@@ -250,7 +264,7 @@ if want data; then
     for verb in send write read; do
         case $verb in send) t=msg_bw ;; write) t=write_bw ;; read) t=read_bw ;; esac
         for s in $BW_SIZES; do
-            shm=$(peer shm $t "$s"); tcp=$(peer tcp $t "$s")
+            shm=$(peer shm "$t" "$s"); tcp=$(peer tcp "$t" "$s")
             printf "%-6s %-8s %-22s %-22s %-22s %-22s %-8s %-8s\n" "$verb" "$s" \
                 "$(cell "${R[embedded,bw,$verb,$s]}")" "$(cell "${R[daemon,bw,$verb,$s]}")" \
                 "$shm" "$tcp" "$(ratio "${R[embedded,bw,$verb,$s]}" "$shm")" \
