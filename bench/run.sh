@@ -35,7 +35,8 @@
 # printed as it comes. A line of theirs of the form
 #   target|NAME|OURS|REFERENCE|lower or higher|FACTOR|LIKE
 # (OURS and REFERENCE figures as above, LIKE a word such as 2p:2p) joins the Targets
-# table; the scale targets they do not report are listed there as n/a.
+# table. When neither reports a target, the scale targets of issue 15 are listed there
+# as n/a.
 #
 # Bounded: every program runs under `timeout`, bench/peers.sh has its own time budget,
 # and a run that hangs or fails leaves its figure n/a.
@@ -74,6 +75,7 @@ cleanup() {
     rm -rf "$work"
 }
 trap cleanup EXIT
+trap 'exit 130' INT TERM  # so that EXIT stops the daemon
 
 # ------------------------------------------------------------------ header
 memcpy_log=$work/memcpy.txt
@@ -84,8 +86,11 @@ memcpy_figure() {  # hot|cold -> "MEDIAN (MIN-MAX)" GB/s
 }
 MEMCPY_HOT=$(memcpy_figure hot)
 MEMCPY_COLD=$(memcpy_figure cold)
-commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
-git diff --quiet HEAD 2>/dev/null || commit="$commit (with uncommitted changes)"
+if commit=$(git rev-parse --short HEAD 2>/dev/null); then
+    git diff --quiet HEAD 2>/dev/null || commit="$commit (with uncommitted changes)"
+else
+    commit="unknown (not a git tree)"
+fi
 cpu=$(awk -F': *' '/^model name/ { print $2; exit }' /proc/cpuinfo)
 echo "# SoftNDK bench, $(date -u +%Y-%m-%dT%H:%MZ); REPS=$REPS; PARTS=$PARTS"
 echo "# cpu: ${cpu:-unknown}; $(nproc) cores online; kernel $(uname -r); load $(cut -d' ' -f1-3 /proc/loadavg)"
@@ -205,7 +210,7 @@ if want data; then
     }
     R[daemon2p,lat,send,8]=$(repeat 2 send_lat_and_wakeups)
     # shellcheck disable=SC2046
-    R[daemon2p,wakeups]=$(stat3 3 $(cat "$wakeup_log"))
+    R[daemon2p,wakeups]=$(stat3 4 $(cat "$wakeup_log"))
     R[daemon2p,lat,write,8]=$(repeat 2 pair_value "$daemon_env" t_typical ib_write_lat -s 8 -n 5000)
     for s in 8 4096; do R[pingpong2p,lat,send,$s]=$(repeat 2 pingpong_value "$s" 5000); done
     R[daemon2p,bw,write,1048576]=$(repeat 2 pair_value "$daemon_env" BW_average ib_write_bw -s 1048576 -n 500)
