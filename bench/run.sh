@@ -306,7 +306,8 @@ if want data; then
         "fi_rma_bench tcp write_bw" "$(peer tcp write_bw 1048576)"
     echo "(daemon: both processes attached to one softndk rnic; udp: two embedded processes,"
     echo " SOFTNDK_FABRIC=udp, RoCEv2 over loopback UDP. Daemon doorbell-thread wakeups per"
-    echo " message during ib_send_lat: ${R[daemon2p,wakeups]})"
+    echo " message during ib_send_lat: ${R[daemon2p,wakeups]}. The UDP target is held against"
+    echo " tcp/msg: connected endpoints, as RC, and the faster of libfabric's two tcp forms)"
 
     echo
     echo "## Message rate and multi-QP [1p] (perftest -q): ratio = SoftNDK / peer (NOT like for like)"
