@@ -3,7 +3,8 @@
 # measured in the same run, with ratios and the targets of issue 15. Benchmarks, not
 # tests: nothing here fails on a number; a missed target is printed as MISS.
 #
-#   bench/run.sh                  everything (~8 minutes at REPS=5 on 2 cores)
+#   bench/run.sh                  everything (REPS=1: ~2 minutes on a busy 2-core machine;
+#                                 REPS=5: ~8 minutes idle, estimated, plus udp.sh, scale.sh)
 #   REPS=5 bench/run.sh           repetitions of every figure (default 3)
 #   PEERS=none bench/run.sh       SoftNDK only (the peer columns say n/a)
 #   PARTS=model bench/run.sh      the peers and the timing model only (bench/model.sh and
