@@ -375,7 +375,7 @@ class Session : public std::enable_shared_from_this<Session> {
         std::string error;
         UniqueFd fd = adapter_->allocator->export_fd(control_address);
         std::unique_ptr<Mapping> page;
-        if (fd) page = Mapping::map(fd.get(), 0, hw::kPageBytes, error);
+        if (fd) page = Mapping::map(fd.get(), 0, hw::kControlPageBytes, error);
         if (!page) {
             log().error("ctx#{}: cannot map its control page: {}", context_, error);
             return false;
