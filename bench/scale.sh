@@ -39,12 +39,13 @@ trap cleanup EXIT
 failed=0
 declare -A figure
 
-# measure MODE ARGS...: runs the bench program, prefixes its lines, keeps its figures.
+# measure MODE ARGS...: runs the bench program (given the daemon's pid when one runs),
+# prefixes its lines, keeps its figures.
 measure() {
   local mode=$1
   shift
   local out
-  out=$("$bench" "$@" 2>>"$work/$mode.err")
+  out=$("$bench" ${daemon_pid:+--daemon-pid "$daemon_pid"} "$@" 2>>"$work/$mode.err")
   local rc=$?
   while IFS='=' read -r key value; do
     [[ -z $key ]] && continue
@@ -92,7 +93,6 @@ measure embedded mrs "$mrs" "$mr_bytes"
 export SOFTNDK_MODE=daemon
 start_daemon daemon --quota qps=$((2 * (qps > connects ? qps : connects) + 16)) \
   --quota cqs=1024 --quota mrs=$((mrs + 16)) && {
-  export SOFTNDK_BENCH_DAEMON_PID=$daemon_pid
   measure daemon qps "$qps"
   measure daemon mrs "$mrs" "$mr_bytes"
   measure daemon connects "$connects"
@@ -101,11 +101,10 @@ start_daemon daemon --quota qps=$((2 * (qps > connects ? qps : connects) + 16)) 
 
 # --- through the daemon with its default quota: refused cleanly past it, and alive
 start_daemon daemon-default-quota && {
-  export SOFTNDK_BENCH_DAEMON_PID=$daemon_pid
   measure daemon-default-quota mrs "$mrs" "$mr_bytes"
   stop_daemon daemon-default-quota
 }
-unset SOFTNDK_BENCH_DAEMON_PID SOFTNDK_SOCKET
+unset SOFTNDK_SOCKET
 
 v() { echo "${figure[$1]:--}"; }
 echo

@@ -5,15 +5,19 @@
 // benchmark (bench/scale.sh runs it), not a test: it prints figures, one `key=value`
 // line per measure, on stdout.
 //
-//   softndk-scale-bench qps COUNT           create QPs on one CQ until COUNT or a refusal
-//   softndk-scale-bench mrs COUNT [BYTES]   COUNT registrations of BYTES (default 64) each,
-//                                            side by side in one pool; refused ones counted
-//   softndk-scale-bench connects COUNT      COUNT connect + accept + complete + disconnect
-//                                            cycles between two adapters of this process
+//   softndk-scale-bench [OPTIONS] qps COUNT           create QPs on one CQ until COUNT or a
+//                                                     refusal
+//   softndk-scale-bench [OPTIONS] mrs COUNT [BYTES]   COUNT registrations of BYTES (default
+//                                                     64) each, side by side in one pool;
+//                                                     refused ones counted
+//   softndk-scale-bench [OPTIONS] connects COUNT      COUNT connect + accept + complete +
+//                                                     disconnect cycles between two handles
+//                                                     of one adapter
+//   OPTIONS: --adapter NAME (default: the first adapter), --daemon-pid PID
 //
-// Memory: the consumer's resident set (VmRSS) before and after, and, if
-// SOFTNDK_BENCH_DAEMON_PID names the daemon, the daemon's too; divided by the count they
-// are the bytes per object on each side. Objects are closed at the end (timed too).
+// Memory: the consumer's resident set (VmRSS) before and after, and, with --daemon-pid,
+// the daemon's too; divided by the count they are the bytes per object on each side.
+// Objects are closed at the end (timed too).
 #include <ndkpi.h>
 #include <ntddk.h>
 
@@ -52,15 +56,17 @@ uint64_t resident_bytes(const std::string &pid) {
     return 0;
 }
 
-// The consumer's and (if known) the daemon's resident sets.
+// --daemon-pid: whose resident set is the daemon's ("" = none).
+std::string daemon_pid;
+
+// The consumer's and (with --daemon-pid) the daemon's resident sets.
 struct Resident {
     uint64_t consumer = 0;
     uint64_t daemon = 0;
     static Resident now() {
         Resident r;
         r.consumer = resident_bytes("self");
-        if (const char *pid = std::getenv("SOFTNDK_BENCH_DAEMON_PID"); pid && *pid)
-            r.daemon = resident_bytes(pid);
+        if (!daemon_pid.empty()) r.daemon = resident_bytes(daemon_pid);
         return r;
     }
 };
@@ -250,9 +256,10 @@ int run_connects(const WskClient &wsk, const softndk_adapter &adapter, uint64_t 
 
 int usage() {
     std::fputs(
-        "usage: softndk-scale-bench qps COUNT | mrs COUNT [BYTES] | connects COUNT\n"
-        "  (SOFTNDK_MODE=daemon: through softndk rnic; SOFTNDK_BENCH_DAEMON_PID: its pid,\n"
-        "   for the daemon's memory per object; SOFTNDK_BENCH_ADAPTER: the adapter)\n",
+        "usage: softndk-scale-bench [--adapter NAME] [--daemon-pid PID]\n"
+        "                           qps COUNT | mrs COUNT [BYTES] | connects COUNT\n"
+        "  (SOFTNDK_MODE=daemon: through softndk rnic; --daemon-pid: its pid, for the\n"
+        "   daemon's memory per object)\n",
         stderr);
     return 2;
 }
@@ -260,19 +267,29 @@ int usage() {
 }  // namespace
 
 int main(int argc, char **argv) {
-    if (argc < 3) return usage();
-    const std::string what = argv[1];
-    const uint64_t count = std::strtoull(argv[2], nullptr, 10);
+    std::vector<std::string> args(argv + 1, argv + argc);
+    std::string adapter_name;
+    while (args.size() >= 2 && (args[0] == "--adapter" || args[0] == "--daemon-pid")) {
+        (args[0] == "--adapter" ? adapter_name : daemon_pid) = args[1];
+        args.erase(args.begin(), args.begin() + 2);
+    }
+    if (args.size() < 2) return usage();
+    const std::string &what = args[0];
+    const uint64_t count = std::strtoull(args[1].c_str(), nullptr, 10);
     if (count == 0) return usage();
     try {
         // Never destroyed: after a failure an adapter may still be open, and WskDeregister
         // would wait for it forever. The process ends right after.
         const WskClient &wsk = *new WskClient;
-        const softndk_adapter adapter = find_adapter(std::getenv("SOFTNDK_BENCH_ADAPTER"));
+        const softndk_adapter adapter =
+            find_adapter(adapter_name.empty() ? nullptr : adapter_name.c_str());
         if (what == "qps") return run_qps(wsk, adapter, count);
-        if (what == "mrs")
-            return run_mrs(wsk, adapter, count,
-                           argc > 3 ? std::strtoull(argv[3], nullptr, 10) : 64);
+        if (what == "mrs") {
+            const uint64_t bytes =
+                args.size() > 2 ? std::strtoull(args[2].c_str(), nullptr, 10) : 64;
+            if (bytes == 0) return usage();
+            return run_mrs(wsk, adapter, count, bytes);
+        }
         if (what == "connects") return run_connects(wsk, adapter, count);
         return usage();
     } catch (const std::exception &e) {
