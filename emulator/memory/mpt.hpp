@@ -405,8 +405,8 @@ class MemoryProtectionTable {
 
     // Entries are built a chunk at a time, when the first index of the chunk is handed
     // out, so a device's table costs memory for the keys it has had, not for its
-    // capacity (2^20 entries would be ~80 MB up front). A chunk, once published, never
-    // moves or goes away before the table does.
+    // capacity (64 bytes an entry: 2^20 of them would be 64 MiB up front). A chunk, once
+    // published, never moves or goes away before the table does.
     static constexpr std::uint32_t kChunkEntries = 4096;
     MptLimits limits_;
     std::unique_ptr<std::atomic<Entry *>[]> chunks_;
