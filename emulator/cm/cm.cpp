@@ -126,8 +126,14 @@ void ConnectionManager::release_connection_port(Connection &c) {
 }
 
 uint32_t ConnectionManager::endpoints_of(uint32_t context) const {
-    auto it = endpoints_per_context_.find(context);
-    return it == endpoints_per_context_.end() ? 0 : it->second;
+    // The listener quota holds per consumer process (ConsumerQuota, device.hpp): every
+    // context of the same process counts (Device::same_consumer; the map holds only
+    // contexts with an endpoint, a handful).
+    uint32_t held = 0;
+    for (const auto &[other, count] : endpoints_per_context_) {
+        if (device_.same_consumer(context, other)) held += count;
+    }
+    return held;
 }
 
 int32_t ConnectionManager::claim_port(Endpoint &ep) {
@@ -269,7 +275,8 @@ int32_t ConnectionManager::listen(uint32_t context, const hw::WireSockaddr &addr
     if (!ep) return status::kInvalidAddress;
     if (!ep->any && !device_.owns_address(ep->ip)) return status::kInvalidAddress;
     std::lock_guard lock(mutex_);
-    if (endpoints_of(context) >= quota) return status::kInsufficientResources;
+    if (quota != UINT32_MAX && endpoints_of(context) >= quota)
+        return status::kInsufficientResources;
     if (const int32_t s = claim_port(*ep); s != status::kSuccess) return s;
     listener = next_listener_++;
     listeners_.emplace(listener, Listener{context, *ep, false});
@@ -310,7 +317,8 @@ int32_t ConnectionManager::create_shared_endpoint(uint32_t context, const hw::Wi
     // Connections leave from one address: a wildcard picks the adapter's first one.
     if (!resolve_local(*ep, ep->v4)) return status::kInvalidAddress;
     std::lock_guard lock(mutex_);
-    if (endpoints_of(context) >= quota) return status::kInsufficientResources;
+    if (quota != UINT32_MAX && endpoints_of(context) >= quota)
+        return status::kInsufficientResources;
     if (const int32_t s = claim_port(*ep); s != status::kSuccess) return s;
     endpoint = next_shared_endpoint_++;
     shared_endpoints_.emplace(endpoint, SharedEndpoint{context, *ep});

@@ -71,8 +71,9 @@ class ConnectionManager {
     explicit ConnectionManager(Device &device);
     ~ConnectionManager();
 
-    // `quota`: how many listeners and shared endpoints `context` may hold together
-    // (ConsumerQuota::listeners); past it STATUS_INSUFFICIENT_RESOURCES.
+    // `quota`: how many listeners and shared endpoints `context`'s consumer process (all
+    // its contexts together) may hold (ConsumerQuota::listeners); past it
+    // STATUS_INSUFFICIENT_RESOURCES.
     int32_t listen(uint32_t context, const hw::WireSockaddr &address, uint32_t &listener,
                    hw::WireSockaddr &bound, uint32_t quota = UINT32_MAX);
     int32_t close_listener(uint32_t context, uint32_t listener);
@@ -160,7 +161,8 @@ class ConnectionManager {
     void release_port(const Endpoint &ep);
     void hold_connection_port(Connection &c);
     void release_connection_port(Connection &c);
-    // Listeners + shared endpoints of `context`.
+    // Listeners + shared endpoints of `context` and of every other context of its
+    // consumer process (Device::same_consumer). Takes the device's object lock (a leaf).
     uint32_t endpoints_of(uint32_t context) const;
 
     bool endpoint_in_use(const Endpoint &ep) const;

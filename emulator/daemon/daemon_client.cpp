@@ -312,8 +312,8 @@ void DaemonClient::after(const hw::CommandHeader &request, const hw::ResponseHea
             const uint32_t i = rs.control_page.fd_index;
             std::string error;
             if (i < received.size() &&
-                require_seals(received[i].get(), kRequiredSeals, hw::kPageBytes, error)) {
-                control_mapping_ = Mapping::map(received[i].get(), 0, hw::kPageBytes, error);
+                require_seals(received[i].get(), kRequiredSeals, hw::kControlPageBytes, error)) {
+                control_mapping_ = Mapping::map(received[i].get(), 0, hw::kControlPageBytes, error);
             }
             if (!control_mapping_) {
                 logger(Component::kDevice).error("daemon control page: {}", error);

@@ -79,13 +79,11 @@ void DoorbellThread::poke() {
 }
 
 bool DoorbellThread::pending(const Entry &e) {
-    // The summaries are set after the words (hw_interface.hpp §7), and before the
-    // provider's fence and look at device_sleeping: they alone say whether to sleep.
+    // `pending` is set after the words and the summaries (hw_interface.hpp §7), and
+    // before the provider's fence and look at device_sleeping: it alone says whether to
+    // sleep, one load per context however many queues the context has.
     auto &d = const_cast<hw::DoorbellBitmaps &>(e.page()->doorbells);
-    uint64_t any = 0;
-    for (uint64_t &summary : d.summary)
-        any |= std::atomic_ref(summary).load(std::memory_order_relaxed);
-    return any != 0;
+    return std::atomic_ref(d.pending).load(std::memory_order_relaxed) != 0;
 }
 
 void DoorbellThread::run() {

@@ -56,11 +56,41 @@ struct Commands {
 
     static const Spec *find(hw::CommandOpcode op);
 
-    // True if the context already holds `limit` objects of a kind (checked before the
-    // queue memory is allocated, and again under the table lock before the insert).
-    static bool over_quota(Device &d, const std::set<uint32_t> &held, uint32_t limit) {
+    // Quotas hold per consumer PROCESS (ConsumerQuota, device.hpp): `count` of every
+    // context with the same process id as `c` (the daemon's sessions of one peer
+    // process; only `c` itself when its process id is 0, unknown). objects_mutex_ held.
+    template <class Count>
+    static size_t held_by_process(const Device &d, const Device::Context &c, Count &&count) {
+        if (c.process_id == 0) return count(c);
+        size_t held = 0;
+        for (const auto &[id, other] : d.contexts_) {
+            if (other->process_id == c.process_id) held += count(*other);
+        }
+        return held;
+    }
+    // True if the consumer process of `c` already holds `limit` objects of kind `member`
+    // (checked before the queue memory is allocated, and again under the table lock
+    // before the insert). at_quota_locked: objects_mutex_ held; over_quota takes it.
+    static bool at_quota_locked(const Device &d, const Device::Context &c,
+                                std::set<uint32_t> Device::Context::*member, uint32_t limit) {
+        if (limit == ConsumerQuota::kUnlimited) return false;
+        return held_by_process(d, c, [member](const Device::Context &x) {
+                   return (x.*member).size();
+               }) >= limit;
+    }
+    static bool over_quota(Device &d, const Device::Context &c,
+                           std::set<uint32_t> Device::Context::*member, uint32_t limit) {
         std::shared_lock lock(d.objects_mutex_);
-        return held.size() >= limit;
+        return at_quota_locked(d, c, member, limit);
+    }
+    // MPT entries that are MRs (privileged keys included), or windows, against their
+    // quota. objects_mutex_ held.
+    static bool keys_at_quota_locked(const Device &d, const Device::Context &c, bool windows) {
+        const uint32_t limit = windows ? d.config_.quota.mws : d.config_.quota.mrs;
+        if (limit == ConsumerQuota::kUnlimited) return false;
+        return held_by_process(d, c, [windows](const Device::Context &x) {
+                   return windows ? x.mws.size() : x.mrs.size() - x.mws.size();
+               }) >= limit;
     }
 
     // ---- contexts
@@ -76,7 +106,7 @@ struct Commands {
         }
         auto c = std::make_shared<Device::Context>();
         c->process_id = rq.process_id;
-        c->control = d.allocator_->allocate(hw::kPageBytes);
+        c->control = d.allocator_->allocate(hw::kControlPageBytes);
         auto eq_memory = d.allocator_->allocate(Eq::layout_for(Eq::kEntries).bytes);
         if (!c->control || !eq_memory) return status::kInsufficientResources;
         c->page = new (c->control->data()) hw::ContextControlPage{};
@@ -123,7 +153,9 @@ struct Commands {
         auto c = d.find_context(ctx);
         if (!c) return status::kInvalidParameter;
         std::unique_lock lock(d.objects_mutex_);
-        if (c->pds.size() >= d.config_.quota.pds) return status::kInsufficientResources;
+        if (at_quota_locked(d, *c, &Device::Context::pds, d.config_.quota.pds)) {
+            return status::kInsufficientResources;
+        }
         const uint32_t pd = d.next_pd_++;
         d.pds_.emplace(pd, Device::Pd{ctx, 0});
         c->pds.insert(pd);
@@ -155,17 +187,20 @@ struct Commands {
         auto c = d.find_context(ctx);
         if (!c) return status::kInvalidParameter;
         if (rq.depth == 0 || rq.depth > d.limits().max_cq_depth) return status::kInvalidParameter;
-        if (over_quota(d, c->cqs, d.config_.quota.cqs)) return status::kInsufficientResources;
+        if (over_quota(d, *c, &Device::Context::cqs, d.config_.quota.cqs)) {
+            return status::kInsufficientResources;
+        }
         const uint32_t entries = std::bit_ceil(rq.depth);
         auto memory = d.allocator_->allocate(Cq::layout_for(entries).bytes);
         if (!memory) return status::kInsufficientResources;
         std::unique_lock lock(d.objects_mutex_);
-        if (c->cqs.size() >= d.config_.quota.cqs) return status::kInsufficientResources;
-        uint32_t n = 1;
-        while (n < kMaxQueues && d.cqs_[n])
-            ++n;
-        if (n == kMaxQueues) return status::kInsufficientResources;
+        if (at_quota_locked(d, *c, &Device::Context::cqs, d.config_.quota.cqs)) {
+            return status::kInsufficientResources;
+        }
+        if (d.free_cqs_.empty()) return status::kInsufficientResources;
+        const uint32_t n = d.free_cqs_.top();
         auto cq = std::make_shared<Cq>(n, ctx, std::move(memory), entries, c->eq, d.counters_, d);
+        d.free_cqs_.pop();
         d.cqs_[n] = cq;
         c->cqs.insert(n);
         rs.cq = n;
@@ -188,6 +223,7 @@ struct Commands {
             }
         }
         d.cqs_[rq.object].reset();
+        d.free_cqs_.push(rq.object);
         c->cqs.erase(rq.object);
         rs.object = rq.object;
         return status::kSuccess;
@@ -252,14 +288,18 @@ struct Commands {
         const uint64_t sq_bytes = uint64_t{sq_entries} * hw::kWqeBasicBlock;
         const uint64_t rq_offset = kRingStart + sq_bytes;
         const uint64_t total = rq_offset + round_up(uint64_t{rq_entries} * rq_entry_bytes, 64);
-        if (over_quota(d, c->qps, d.config_.quota.qps)) return status::kInsufficientResources;
+        if (over_quota(d, *c, &Device::Context::qps, d.config_.quota.qps)) {
+            return status::kInsufficientResources;
+        }
         auto memory = d.allocator_->allocate(total);
         if (!memory) return status::kInsufficientResources;
 
         std::shared_ptr<Qp> qp;
         {
             std::unique_lock lock(d.objects_mutex_);
-            if (c->qps.size() >= d.config_.quota.qps) return status::kInsufficientResources;
+            if (at_quota_locked(d, *c, &Device::Context::qps, d.config_.quota.qps)) {
+                return status::kInsufficientResources;
+            }
             Device::Pd *pd = owned_pd(d, ctx, rq.pd);
             auto cq_ok = [&](uint32_t n) {
                 return n < kMaxQueues && d.cqs_[n] &&
@@ -276,15 +316,9 @@ struct Commands {
                 }
                 srq = d.srqs_[rq.srq];
             }
-            // Next-fit, so a destroyed QP's number is not reused at once: packets still in
-            // flight to it would otherwise reach a new QP.
-            uint32_t n = 0;
-            for (uint32_t i = 0; i < kMaxQueues - 2 && n == 0; ++i) {
-                const uint32_t candidate = 2 + (d.next_qp_ - 2 + i) % (kMaxQueues - 2);
-                if (!d.qps_[candidate]) n = candidate;
-            }
-            if (n == 0) return status::kInsufficientResources;
-            d.next_qp_ = n + 1 >= kMaxQueues ? 2 : n + 1;
+            // The number freed longest ago (Device::free_qps_): not reused at once.
+            if (d.free_qps_.empty()) return status::kInsufficientResources;
+            const uint32_t n = d.free_qps_.front();
             qp = std::make_shared<Qp>(d, n, ctx, rq.pd);
             qp->send_cq = d.cqs_[rq.send_cq];
             qp->recv_cq = d.cqs_[rq.recv_cq];
@@ -305,6 +339,7 @@ struct Commands {
             qp->req.sq = SqConsumer::attach(qp->memory->data(), qp->sq_layout);
             if (!with_srq) qp->resp.rq = RqConsumer::attach(qp->memory->data(), qp->rq_layout);
             if (!qp->req.sq || (!with_srq && !qp->resp.rq)) return status::kInternalError;
+            d.free_qps_.pop_front();
             d.qps_[n] = qp;
             ++pd->users;
             c->qps.insert(n);
@@ -352,23 +387,26 @@ struct Commands {
         }
         const uint32_t entries = std::bit_ceil(rq.depth);
         const hw::QueueLayout layout{0, 0, kRingStart, entries, rq.max_sge * hw::kSegmentBytes};
-        if (over_quota(d, c->srqs, d.config_.quota.srqs)) return status::kInsufficientResources;
+        if (over_quota(d, *c, &Device::Context::srqs, d.config_.quota.srqs)) {
+            return status::kInsufficientResources;
+        }
         auto memory =
             d.allocator_->allocate(kRingStart + uint64_t{entries} * rq.max_sge * hw::kSegmentBytes);
         if (!memory) return status::kInsufficientResources;
         hw::QueueLayout full = layout;
         full.bytes = memory->size();
         std::unique_lock lock(d.objects_mutex_);
-        if (c->srqs.size() >= d.config_.quota.srqs) return status::kInsufficientResources;
+        if (at_quota_locked(d, *c, &Device::Context::srqs, d.config_.quota.srqs)) {
+            return status::kInsufficientResources;
+        }
         Device::Pd *pd = owned_pd(d, ctx, rq.pd);
         if (pd == nullptr) return status::kInvalidParameter;
-        uint32_t n = 1;
-        while (n < kMaxQueues && d.srqs_[n])
-            ++n;
-        if (n == kMaxQueues) return status::kInsufficientResources;
+        if (d.free_srqs_.empty()) return status::kInsufficientResources;
+        const uint32_t n = d.free_srqs_.top();
         auto srq = std::make_shared<Srq>(n, ctx, rq.pd, std::move(memory), full, rq.max_sge);
         if (!srq->ring) return status::kInternalError;
         srq->limit = rq.limit;
+        d.free_srqs_.pop();
         d.srqs_[n] = srq;
         ++pd->users;
         c->srqs.insert(n);
@@ -420,6 +458,7 @@ struct Commands {
             --pd->second.users;
         }
         d.srqs_[rq.object].reset();
+        d.free_srqs_.push(rq.object);
         c->srqs.erase(rq.object);
         rs.object = rq.object;
         return status::kSuccess;
@@ -434,10 +473,7 @@ struct Commands {
         Device::Pd *pd = owned_pd(d, ctx, rq.object);
         if (!c || pd == nullptr) return status::kInvalidParameter;
         const bool window = type == MptType::kMwType1 || type == MptType::kMwType2;
-        const size_t held = window ? c->mws.size() : c->mrs.size() - c->mws.size();
-        if (held >= (window ? d.config_.quota.mws : d.config_.quota.mrs)) {
-            return status::kInsufficientResources;
-        }
+        if (keys_at_quota_locked(d, *c, window)) return status::kInsufficientResources;
         const auto r = d.mpt_.allocate(type, rq.object);
         if (!r.ok()) return key_status_to_nt(r.status);
         const uint32_t index = hw::token_index(r.token);
@@ -581,9 +617,7 @@ struct Commands {
         Device::Pd *pd = owned_pd(d, ctx, rq.object);
         if (!c || pd == nullptr) return status::kInvalidParameter;
         if (pd->privileged == 0) {
-            if (c->mrs.size() - c->mws.size() >= d.config_.quota.mrs) {
-                return status::kInsufficientResources;
-            }
+            if (keys_at_quota_locked(d, *c, false)) return status::kInsufficientResources;
             c->lam->retain_released();
             const auto r = d.mpt_.create_privileged(rq.object, Translation::logical(c->lam));
             if (!r.ok()) return key_status_to_nt(r.status);
@@ -997,6 +1031,7 @@ void Device::destroy_qp(const std::shared_ptr<Qp> &qp) {
         std::unique_lock lock(objects_mutex_);
         if (qps_[qp->number] != qp) return;
         qps_[qp->number].reset();
+        free_qps_.push_back(qp->number);
         if (auto pd = pds_.find(qp->pd); pd != pds_.end()) --pd->second.users;
         if (auto c = contexts_.find(qp->context); c != contexts_.end())
             c->second->qps.erase(qp->number);
@@ -1023,10 +1058,14 @@ void Device::destroy_context(Context &c) {
     {
         std::unique_lock lock(objects_mutex_);
         mrs.assign(c.mrs.begin(), c.mrs.end());
-        for (uint32_t n : c.cqs)
+        for (uint32_t n : c.cqs) {
             cqs_[n].reset();
-        for (uint32_t n : c.srqs)
+            free_cqs_.push(n);
+        }
+        for (uint32_t n : c.srqs) {
             srqs_[n].reset();
+            free_srqs_.push(n);
+        }
         c.srqs.clear();
         for (uint32_t n : c.pds)
             pds_.erase(n);

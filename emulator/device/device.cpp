@@ -34,10 +34,15 @@ Device::Device(AdapterConfig config, std::shared_ptr<Fabric> fabric,
       allocator_(allocator ? std::move(allocator) : std::make_unique<HeapMemoryAllocator>()),
       clock_(config_.time_mode != hw::TimeMode::kFunctional),
       timing_(config_.profile.cost, config_.time_mode == hw::TimeMode::kPaced ? monotonic_ns() : 0),
-      mpt_(MptLimits{1u << 16, config_.profile.limits.max_fast_register_pages}),
+      mpt_(MptLimits{kMptEntries, config_.profile.limits.max_fast_register_pages}),
       cqs_(kMaxQueues),
       qps_(kMaxQueues),
       srqs_(kMaxQueues) {
+    for (uint32_t n = 1; n < kMaxQueues; ++n) {
+        free_cqs_.push(n);
+        free_srqs_.push(n);
+        if (n >= 2) free_qps_.push_back(n);  // QPN 0 and 1 are IB's special QPs
+    }
     cm_ = std::make_unique<cm::ConnectionManager>(*this);
     // SOFTNDK_SEED and SOFTNDK_FAULTS are read before the port goes up, so no packet
     // passes unfaulted; a bad value throws like a bad SOFTNDK_CONFIG.

@@ -90,8 +90,8 @@
 //                    whole device's QPs, CQs, PDs or MPT entries, EVERY context's (monitoring,
 //                    hw_interface.hpp section 13); STATUS_INVALID_PARAMETER for another kind.
 //   Every create (kCreatePd/Cq/Qp/Srq, kAllocMr/Mw, kListen, kCreateSharedEndpoint)
-//   returns STATUS_INSUFFICIENT_RESOURCES once the context holds its
-//   AdapterConfig::quota of that kind.
+//   returns STATUS_INSUFFICIENT_RESOURCES once the context's consumer process (all its
+//   contexts together) holds its AdapterConfig::quota of that kind.
 //   Any command but kAttach, kDetach and the two above may be failed by a
 //   kFailCommand spec: it then answers the spec's NTSTATUS and does nothing.
 //   anything else    STATUS_NOT_SUPPORTED.
@@ -99,10 +99,12 @@
 
 #include <condition_variable>
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <queue>
 #include <set>
 #include <shared_mutex>
 #include <span>
@@ -130,10 +132,16 @@ class ConnectionManager;
 }
 
 inline constexpr uint32_t kNoContext = 0;
-inline constexpr uint32_t kMaxQueues = hw::kDoorbellBitmapWords * 64;  // 4096
+inline constexpr uint32_t kMaxQueues = hw::kDoorbellQueues;  // 16384
+// MPT entries per device (MRs, windows and privileged keys; the two reserved indexes
+// included): a million registrations fit. Token indexes have 24 bits (hw_interface.hpp
+// section 2), so the table could grow to 2^24; its entries are built as they are used.
+inline constexpr uint32_t kMptEntries = 1u << 20;
 
-// How many objects ONE context (one attached provider instance; in daemon mode one
-// session) may hold at once. A create past its limit returns
+// How many objects ONE consumer process may hold at once on a device: the sum over
+// every context it attached (AttachRequest::process_id; in daemon mode the kernel's
+// SO_PEERCRED pid, so a process that opens several sessions shares one quota; a context
+// whose process id is 0 counts alone). A create past its limit returns
 // STATUS_INSUFFICIENT_RESOURCES and changes nothing, so one consumer cannot take every
 // QP number, MPT entry or port of a device others share. Embedded mode leaves every
 // limit at kUnlimited (the device-wide limits still apply); `softndk rnic` sets the
@@ -158,7 +166,7 @@ struct AdapterConfig {
     // kSimulated: model time is the simulated time of softndk/sim.hpp; the constructor
     // throws unless this process runs in simulated time (SOFTNDK_TIME=simulated).
     hw::TimeMode time_mode = hw::TimeMode::kFunctional;
-    // Per-context object limits (see ConsumerQuota).
+    // Per-process object limits (see ConsumerQuota).
     ConsumerQuota quota;
 };
 
@@ -306,10 +314,16 @@ class Device final : public Port {
     uint32_t next_context_ = 1;
     std::map<uint32_t, Pd> pds_;
     uint32_t next_pd_ = 1;
-    std::vector<std::shared_ptr<Cq>> cqs_;               // index = CQ number
-    std::vector<std::shared_ptr<Qp>> qps_;               // index = QP number
-    std::vector<std::shared_ptr<Srq>> srqs_;             // index = SRQ number
-    uint32_t next_qp_ = 2;                               // next-fit allocation hint
+    std::vector<std::shared_ptr<Cq>> cqs_;    // index = CQ number
+    std::vector<std::shared_ptr<Qp>> qps_;    // index = QP number
+    std::vector<std::shared_ptr<Srq>> srqs_;  // index = SRQ number
+    // Free queue numbers (objects_mutex_), so that a create takes one in O(log n) and
+    // never scans the tables: a CQ or SRQ takes the lowest free number; a QP the number
+    // freed longest ago (never-used numbers first, in ascending order), so a destroyed
+    // QP's number is not reused at once: packets still in flight to it would otherwise
+    // reach a new QP. A number returns to its list when its table slot is emptied.
+    std::priority_queue<uint32_t, std::vector<uint32_t>, std::greater<>> free_cqs_, free_srqs_;
+    std::deque<uint32_t> free_qps_;
     std::unordered_map<uint32_t, MptOwner> mpt_owners_;  // MPT index -> owner
     std::atomic<uint32_t> psn_seed_{0x5a17};
 

@@ -14,23 +14,34 @@ void Device::service(uint32_t context) {
     if (!c) return;
     counters_.add(Counter::doorbells);
     auto &bitmaps = c->page->doorbells;
-    // hw_interface.hpp §7: summary first, then only the words it names. Every
-    // index comes from a bit position, so nothing the consumer wrote can take
-    // the device outside the bitmaps.
-    auto for_each_bit = [&bitmaps](hw::DoorbellKind kind, auto &&fn) {
+    // hw_interface.hpp §7: `pending` first, then the summary words it names, then the
+    // bitmap words they name. Every index comes from a bit position (masked to the
+    // arrays' bounds), so nothing the consumer wrote can take the device outside the
+    // bitmaps. The kinds are serviced in order: send queues, receive queues, CQ arms.
+    std::atomic_ref pending_word(bitmaps.pending);
+    // A load before the locked exchange: an idle context has nothing pending.
+    const uint64_t pending = pending_word.load(std::memory_order_relaxed) == 0
+                                 ? 0
+                                 : pending_word.exchange(0, std::memory_order_acquire);
+    auto for_each_bit = [&bitmaps, pending](hw::DoorbellKind kind, auto &&fn) {
+        const uint32_t k = static_cast<uint32_t>(kind);
+        uint64_t summaries = (pending >> (k * hw::kDoorbellSummaryWords)) &
+                             ((uint64_t{1} << hw::kDoorbellSummaryWords) - 1);
         uint64_t *words = bitmaps.words(kind);
-        std::atomic_ref summary_word(bitmaps.summary[static_cast<uint32_t>(kind)]);
-        // A load before the locked exchange: most kinds have nothing pending.
-        if (summary_word.load(std::memory_order_relaxed) == 0) return;
-        uint64_t summary = summary_word.exchange(0, std::memory_order_acquire);
-        while (summary != 0) {
-            const uint32_t w = static_cast<uint32_t>(std::countr_zero(summary));
-            summary &= summary - 1;
-            uint64_t bits = std::atomic_ref(words[w]).exchange(0, std::memory_order_acquire);
-            while (bits != 0) {
-                const int b = std::countr_zero(bits);
-                bits &= bits - 1;
-                fn(w * 64 + static_cast<uint32_t>(b));
+        while (summaries != 0) {
+            const uint32_t s = static_cast<uint32_t>(std::countr_zero(summaries));
+            summaries &= summaries - 1;
+            uint64_t summary =
+                std::atomic_ref(bitmaps.summary[k][s]).exchange(0, std::memory_order_acquire);
+            while (summary != 0) {
+                const uint32_t w = s * 64 + static_cast<uint32_t>(std::countr_zero(summary));
+                summary &= summary - 1;
+                uint64_t bits = std::atomic_ref(words[w]).exchange(0, std::memory_order_acquire);
+                while (bits != 0) {
+                    const int b = std::countr_zero(bits);
+                    bits &= bits - 1;
+                    fn(w * 64 + static_cast<uint32_t>(b));
+                }
             }
         }
     };

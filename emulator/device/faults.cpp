@@ -276,7 +276,7 @@ bool parse_fault_text(std::string_view text, const std::string &origin,
                 if (v == "any") {
                     rq.qp = hw::kNoObject;
                 } else {
-                    if (!number(2, 4095)) return fail(e, why + " (a QP number or any)");
+                    if (!number(2, kMaxQueues - 1)) return fail(e, why + " (a QP number or any)");
                     rq.qp = static_cast<uint32_t>(n);
                 }
             } else if (k == "direction") {

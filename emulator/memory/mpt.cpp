@@ -207,17 +207,37 @@ class MemoryProtectionTable::ExclusivePair {
 MemoryProtectionTable::MemoryProtectionTable(MptLimits limits) : limits_(limits) {
     limits_.entries =
         std::clamp<std::uint32_t>(limits_.entries, hw::kFirstMptIndex + 1, kMaxMptEntries);
-    entries_ = std::make_unique<Entry[]>(limits_.entries);
+    chunks_ = std::make_unique<std::atomic<Entry *>[]>((limits_.entries + kChunkEntries - 1) /
+                                                       kChunkEntries);
     stripes_ = std::make_unique<Stripe[]>(kStripes);
-    free_indices_.reserve(limits_.entries - hw::kFirstMptIndex);
-    // Popped from the back: the lowest free index first. The reserved indexes
-    // (hw::kFirstMptIndex) are never on the list.
-    for (std::uint32_t index = limits_.entries - 1; index >= hw::kFirstMptIndex; --index) {
-        free_indices_.push_back(index);
-    }
 }
 
-MemoryProtectionTable::~MemoryProtectionTable() = default;
+MemoryProtectionTable::~MemoryProtectionTable() {
+    for (std::uint32_t i = 0; i < (limits_.entries + kChunkEntries - 1) / kChunkEntries; ++i)
+        delete[] chunks_[i].load(std::memory_order_relaxed);
+}
+
+MemoryProtectionTable::Entry *MemoryProtectionTable::entry_at(std::uint32_t index) const noexcept {
+    Entry *chunk = chunks_[index / kChunkEntries].load(std::memory_order_acquire);
+    return chunk == nullptr ? nullptr : chunk + index % kChunkEntries;
+}
+
+bool MemoryProtectionTable::take_index(std::uint32_t &index) {
+    if (!free_indices_.empty()) {
+        index = free_indices_.back();
+        free_indices_.pop_back();
+        return true;
+    }
+    if (next_fresh_index_ >= limits_.entries) return false;
+    std::atomic<Entry *> &chunk = chunks_[next_fresh_index_ / kChunkEntries];
+    if (chunk.load(std::memory_order_relaxed) == nullptr) {
+        // Built whole before it is published (release): a reader sees nullptr (no entry
+        // of the chunk was ever allocated) or constructed entries.
+        chunk.store(new Entry[kChunkEntries], std::memory_order_release);
+    }
+    index = next_fresh_index_++;
+    return true;
+}
 
 MemoryProtectionTable::Stripe &MemoryProtectionTable::stripe_of(
     std::uint32_t index) const noexcept {
@@ -232,7 +252,7 @@ KeyStatus MemoryProtectionTable::identify(const Entry &entry, std::uint32_t toke
 
 void MemoryProtectionTable::drop_window_binding(Entry &window) noexcept {
     if (window.parent != 0) {
-        entries_[window.parent].bound_windows.fetch_sub(1, std::memory_order_release);
+        entry_at(window.parent)->bound_windows.fetch_sub(1, std::memory_order_release);
     }
     window.parent = 0;
     window.bound_qp = kNoQp;
@@ -267,11 +287,9 @@ TokenResult MemoryProtectionTable::allocate(MptType type, std::uint32_t pd) {
     std::uint32_t index;
     {
         std::lock_guard guard(allocation_mutex_);
-        if (free_indices_.empty()) return {KeyStatus::kTableFull, 0};
-        index = free_indices_.back();
-        free_indices_.pop_back();
+        if (!take_index(index)) return {KeyStatus::kTableFull, 0};
     }
-    Entry &e = entries_[index];
+    Entry &e = *entry_at(index);
     std::unique_lock lock(stripe_of(index));
     e.type = type;
     e.state = initial;
@@ -289,12 +307,11 @@ TokenResult MemoryProtectionTable::create_privileged(
     {
         std::lock_guard guard(allocation_mutex_);
         if (privileged_by_pd_.contains(pd)) return {KeyStatus::kPrivilegedExists, 0};
-        if (free_indices_.empty()) return {KeyStatus::kTableFull, 0};
-        index = free_indices_.back();
-        privileged_by_pd_.emplace(pd, index);  // may throw: nothing changed yet
-        free_indices_.pop_back();
+        privileged_by_pd_.reserve(privileged_by_pd_.size() + 1);  // may throw: nothing changed yet
+        if (!take_index(index)) return {KeyStatus::kTableFull, 0};
+        privileged_by_pd_.emplace(pd, index);
     }
-    Entry &e = entries_[index];
+    Entry &e = *entry_at(index);
     std::unique_lock lock(stripe_of(index));
     e.type = MptType::kPrivileged;
     e.pd = pd;
@@ -315,7 +332,9 @@ KeyStatus MemoryProtectionTable::deallocate(std::uint32_t token) {
     MptType type;
     std::uint32_t pd;
     {
-        Entry &e = entries_[index];
+        Entry *slot = entry_at(index);
+        if (slot == nullptr) return KeyStatus::kNotAllocated;
+        Entry &e = *slot;
         std::unique_lock lock(stripe_of(index));
         if (const KeyStatus s = identify(e, token); s != KeyStatus::kOk) return s;
         if ((e.type == MptType::kMr || e.type == MptType::kFastRegMr) &&
@@ -353,7 +372,9 @@ TokenResult MemoryProtectionTable::register_mr(std::uint32_t token, std::uint8_t
         param = KeyStatus::kBadTranslation;
     }
 
-    Entry &e = entries_[index];
+    Entry *slot = entry_at(index);
+    if (slot == nullptr) return {KeyStatus::kNotAllocated, 0};
+    Entry &e = *slot;
     std::unique_lock lock(stripe_of(index));
     if (const KeyStatus s = identify(e, token); s != KeyStatus::kOk) return {s, 0};
     if (e.type != MptType::kMr) return {KeyStatus::kWrongType, 0};
@@ -374,7 +395,9 @@ KeyStatus MemoryProtectionTable::deregister_mr(std::uint32_t token) {
     const std::uint32_t index = token_index(token);
     if (!index_in_range(index)) return KeyStatus::kIndexOutOfRange;
     std::shared_ptr<const Translation> retired;
-    Entry &e = entries_[index];
+    Entry *slot = entry_at(index);
+    if (slot == nullptr) return KeyStatus::kNotAllocated;
+    Entry &e = *slot;
     std::unique_lock lock(stripe_of(index));
     if (const KeyStatus s = identify(e, token); s != KeyStatus::kOk) return s;
     if (e.type != MptType::kMr) return KeyStatus::kWrongType;
@@ -390,7 +413,9 @@ KeyStatus MemoryProtectionTable::init_fast_register(std::uint32_t token, std::ui
                                                     bool remote_access, FastRegisterKeys keys) {
     const std::uint32_t index = token_index(token);
     if (!index_in_range(index)) return KeyStatus::kIndexOutOfRange;
-    Entry &e = entries_[index];
+    Entry *slot = entry_at(index);
+    if (slot == nullptr) return KeyStatus::kNotAllocated;
+    Entry &e = *slot;
     std::unique_lock lock(stripe_of(index));
     if (const KeyStatus s = identify(e, token); s != KeyStatus::kOk) return s;
     if (e.type != MptType::kFastRegMr) return KeyStatus::kWrongType;
@@ -435,7 +460,9 @@ KeyStatus MemoryProtectionTable::fast_register(const FastRegisterRequest &r) {
         if (fresh == nullptr) param = KeyStatus::kInvalidLength;  // unreachable: checked above
     }
 
-    Entry &e = entries_[index];
+    Entry *slot = entry_at(index);
+    if (slot == nullptr) return KeyStatus::kNotAllocated;
+    Entry &e = *slot;
     std::unique_lock lock(stripe_of(index));
     if (e.type == MptType::kUnallocated) return KeyStatus::kNotAllocated;
     if (e.type != MptType::kFastRegMr) return KeyStatus::kWrongType;
@@ -472,7 +499,9 @@ KeyStatus MemoryProtectionTable::bind(const BindRequest &r) {
     Stripe &mw_stripe = stripe_of(mw_index);
     ExclusivePair locks(mw_stripe, mr_in_range ? stripe_of(mr_index) : mw_stripe);
 
-    Entry &mw = entries_[mw_index];
+    Entry *mw_slot = entry_at(mw_index);
+    if (mw_slot == nullptr) return KeyStatus::kNotAllocated;
+    Entry &mw = *mw_slot;
     if (mw.type == MptType::kUnallocated) return KeyStatus::kNotAllocated;
     if (!is_window(mw.type)) return KeyStatus::kWrongType;
     if (mw.type == MptType::kMwType2 && mw.state != MptState::kFree) return KeyStatus::kNotFree;
@@ -490,7 +519,9 @@ KeyStatus MemoryProtectionTable::bind(const BindRequest &r) {
     if ((r.access & ~kRemoteRights) != 0) return KeyStatus::kInvalidAccess;
 
     if (!mr_in_range) return KeyStatus::kIndexOutOfRange;
-    Entry &mr = entries_[mr_index];
+    Entry *mr_slot = entry_at(mr_index);
+    if (mr_slot == nullptr) return KeyStatus::kNotAllocated;
+    Entry &mr = *mr_slot;
     if (const KeyStatus s = identify(mr, r.mr_token); s != KeyStatus::kOk) return s;
     if (mr.state != MptState::kValid) return KeyStatus::kNotValid;
     if (mr.pd != mw.pd) return KeyStatus::kPdMismatch;
@@ -517,7 +548,9 @@ KeyStatus MemoryProtectionTable::invalidate(std::uint32_t token, std::uint32_t q
     const std::uint32_t index = token_index(token);
     if (!index_in_range(index)) return KeyStatus::kIndexOutOfRange;
     std::shared_ptr<const Translation> retired;
-    Entry &e = entries_[index];
+    Entry *slot = entry_at(index);
+    if (slot == nullptr) return KeyStatus::kNotAllocated;
+    Entry &e = *slot;
     std::unique_lock lock(stripe_of(index));
     if (const KeyStatus s = identify(e, token); s != KeyStatus::kOk) return s;
     if (e.type != MptType::kFastRegMr && e.type != MptType::kMwType2) {
@@ -586,7 +619,9 @@ KeyCheck MemoryProtectionTable::check(std::uint32_t token, std::uint32_t pd,
 
     std::shared_ptr<const Translation> translation;
     {
-        const Entry &e = entries_[index];
+        const Entry *slot = entry_at(index);
+        if (slot == nullptr) return fail(KeyStatus::kNotAllocated);  // 2: never allocated
+        const Entry &e = *slot;
         std::shared_lock lock(stripe_of(index));
         if (e.type == MptType::kUnallocated) return fail(KeyStatus::kNotAllocated);       // 2
         if (e.variant != token_variant(token)) return fail(KeyStatus::kVariantMismatch);  // 3
@@ -614,7 +649,9 @@ KeyCheck MemoryProtectionTable::check(std::uint32_t token, std::uint32_t pd,
 
 std::optional<EntryInfo> MemoryProtectionTable::inspect(std::uint32_t index) const {
     if (index >= limits_.entries) return std::nullopt;
-    const Entry &e = entries_[index];
+    static const Entry kNeverAllocated;
+    const Entry *slot = entry_at(index);
+    const Entry &e = slot != nullptr ? *slot : kNeverAllocated;
     std::shared_lock lock(stripe_of(index));
     EntryInfo info;
     info.type = e.type;

@@ -76,7 +76,8 @@
 // KeyStatus is the detail (Cqe::vendor_syndrome).
 //
 // Concurrency:
-//   Entries live in a fixed array (never reallocated). Each entry is guarded by one of
+//   Entries live in fixed chunks (built on first use, never moved or freed before the
+//   table). Each entry is guarded by one of
 //   kStripes reader-writer locks, chosen by index (index % kStripes), each on its own
 //   cache line. check() takes its stripe's lock SHARED for a few dozen instructions:
 //   compare the fields, copy the translation's shared_ptr, unlock; checks of keys on
@@ -106,6 +107,7 @@
 // maps a failed work-request operation to its completion syndrome.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -394,12 +396,25 @@ class MemoryProtectionTable {
     void release_index(std::uint32_t index, MptType type, std::uint32_t pd);
     void drop_window_binding(Entry &window) noexcept;
 
+    // Entry `index`, or nullptr if no index of its chunk was ever allocated (such an
+    // entry reads as a fresh, unallocated one).
+    Entry *entry_at(std::uint32_t index) const noexcept;
+    // The next index to allocate (allocation_mutex_ held): the latest freed one, else the
+    // lowest never used (building its chunk). False when the table is full.
+    bool take_index(std::uint32_t &index);
+
+    // Entries are built a chunk at a time, when the first index of the chunk is handed
+    // out, so a device's table costs memory for the keys it has had, not for its
+    // capacity (64 bytes an entry: 2^20 of them would be 64 MiB up front). A chunk, once
+    // published, never moves or goes away before the table does.
+    static constexpr std::uint32_t kChunkEntries = 4096;
     MptLimits limits_;
-    std::unique_ptr<Entry[]> entries_;
+    std::unique_ptr<std::atomic<Entry *>[]> chunks_;
     std::unique_ptr<Stripe[]> stripes_;
 
     std::mutex allocation_mutex_;  // free list and privileged map; never on the data path
-    std::vector<std::uint32_t> free_indices_;
+    std::vector<std::uint32_t> free_indices_;              // freed indices, reused last-freed first
+    std::uint32_t next_fresh_index_ = hw::kFirstMptIndex;  // below it: allocated or freed
     std::unordered_map<std::uint32_t, std::uint32_t> privileged_by_pd_;
 };
 

@@ -40,12 +40,14 @@ namespace softndk::hw {
 
 // Bumped on any incompatible change to a struct in this file. The device
 // reports it in the attach response and the provider refuses a mismatch.
-inline constexpr uint32_t kAbiVersion = 8;  // 2: doorbell summary words; 3: LAM commands;
+inline constexpr uint32_t kAbiVersion = 9;  // 2: doorbell summary words; 3: LAM commands;
                                             // 4: DeviceLimits::quirks; 5: model time
                                             // (ProducerRecord, blueflame_bytes, time_mode);
                                             // 6: fault injection (kInjectFault, FaultRequest)
                                             // 7: kQueryResources (section 13)
                                             // 8: 16 resource values; SRQ and CM kinds
+                                            // 9: 16,384 queues per doorbell kind, three
+                                            //    bitmap levels, 3-page control block
 
 // ---------------------------------------------------------------------------
 // 1. Units
@@ -354,17 +356,22 @@ struct WakeWord {
     CacheLineU32 pending_bitmap_epoch;  // device: bumped when it drained doorbells
 };
 
-// Per-context doorbell bitmaps, two levels. A provider that advanced a producer or
-// armed a CQ calls set_doorbell(): it sets bit (queue number) in the word of the
-// matching kind, THEN bit (word index) in that kind's summary, both with fetch_or
-// (release). The device exchanges a kind's summary with zero (acquire), then
-// exchanges each word the summary names with zero and services every set bit.
-// A doorbell set between the two steps is either taken now or found by the next
-// pass through its summary bit, never lost; the summary spares the device from
-// reading all 64 words on every doorbell. Spurious bits are harmless (the device
-// re-reads the producer), so a misbehaving consumer can only waste the device's
-// time.
-inline constexpr uint32_t kDoorbellBitmapWords = 64;  // 4096 queues per kind
+// Per-context doorbell bitmaps, three levels. A provider that advanced a producer or
+// armed a CQ calls set_doorbell(): it sets bit (queue % 64) in word (queue / 64) of the
+// matching kind, THEN bit (word % 64) in that kind's summary word (word / 64), THEN the
+// summary word's bit in `pending` (bit kind * kDoorbellSummaryWords + word / 64), each
+// with fetch_or (release). The device takes the levels top down: it exchanges `pending`
+// with zero (acquire), then each summary word it names, then each bitmap word a summary
+// names, and services every set bit. Every level is set after the one below it and taken
+// before it, so a doorbell set while the device is between two steps is either taken
+// now or found by the next pass through `pending`, never lost. `pending` is the one word
+// a device (or the daemon's doorbell thread) reads to learn that a context has work, so
+// a scan of an idle context costs one load however many queues exist. Spurious bits are
+// harmless (the device re-reads the producer), so a misbehaving consumer can only waste
+// the device's time.
+inline constexpr uint32_t kDoorbellBitmapWords = 256;                   // words per kind
+inline constexpr uint32_t kDoorbellQueues = kDoorbellBitmapWords * 64;  // 16384 per kind
+inline constexpr uint32_t kDoorbellSummaryWords = kDoorbellBitmapWords / 64;
 enum class DoorbellKind : uint32_t {
     kSendQueue = 0,
     kReceiveQueue = 1,
@@ -372,31 +379,42 @@ enum class DoorbellKind : uint32_t {
     kSharedReceiveQueue = 3,
 };
 inline constexpr uint32_t kDoorbellKinds = 4;
+static_assert(kDoorbellKinds * kDoorbellSummaryWords <= 64, "pending has one bit per summary");
 struct DoorbellBitmaps {
     uint64_t send_queue[kDoorbellBitmapWords];
     uint64_t receive_queue[kDoorbellBitmapWords];
     uint64_t completion_queue[kDoorbellBitmapWords];  // arm doorbells
     uint64_t shared_receive_queue[kDoorbellBitmapWords];
-    uint64_t summary[kDoorbellKinds];  // [kind] bit w: word w of that kind may be non-zero
+    // [kind][s] bit b: word s * 64 + b of that kind may be non-zero.
+    uint64_t summary[kDoorbellKinds][kDoorbellSummaryWords];
+    // bit kind * kDoorbellSummaryWords + s: summary[kind][s] may be non-zero.
+    uint64_t pending;
 
     uint64_t *words(DoorbellKind kind) {
         return send_queue + static_cast<uint32_t>(kind) * kDoorbellBitmapWords;
     }
 };
-static_assert(offsetof(DoorbellBitmaps, receive_queue) == 512);
-static_assert(offsetof(DoorbellBitmaps, shared_receive_queue) == 1536);
-static_assert(offsetof(DoorbellBitmaps, summary) == 2048);
+static_assert(offsetof(DoorbellBitmaps, receive_queue) == 2048);
+static_assert(offsetof(DoorbellBitmaps, shared_receive_queue) == 6144);
+static_assert(offsetof(DoorbellBitmaps, summary) == 8192);
+static_assert(offsetof(DoorbellBitmaps, pending) == 8320);
 
-// The provider's half of the protocol above. `queue` < kDoorbellBitmapWords * 64.
+// The provider's half of the protocol above. `queue` < kDoorbellQueues.
 inline void set_doorbell(DoorbellBitmaps &bitmaps, DoorbellKind kind, uint32_t queue) {
-    std::atomic_ref(bitmaps.words(kind)[queue / 64])
+    const uint32_t word = queue / 64;
+    const uint32_t k = static_cast<uint32_t>(kind);
+    std::atomic_ref(bitmaps.words(kind)[word])
         .fetch_or(uint64_t{1} << (queue % 64), std::memory_order_release);
-    std::atomic_ref(bitmaps.summary[static_cast<uint32_t>(kind)])
-        .fetch_or(uint64_t{1} << (queue / 64), std::memory_order_release);
+    std::atomic_ref(bitmaps.summary[k][word / 64])
+        .fetch_or(uint64_t{1} << (word % 64), std::memory_order_release);
+    std::atomic_ref(bitmaps.pending)
+        .fetch_or(uint64_t{1} << (k * kDoorbellSummaryWords + word / 64),
+                  std::memory_order_release);
 }
 
 // ---------------------------------------------------------------------------
-// 8. Per-context control page (first page of the context segment)
+// 8. Per-context control block (kControlPageBytes: the wake words and the doorbell
+// bitmaps, in one allocation of whole pages)
 // ---------------------------------------------------------------------------
 inline constexpr uint32_t kControlPageMagic = 0x4b444e53;  // "SNDK"
 
@@ -411,7 +429,9 @@ struct ContextControlPage {
 };
 static_assert(offsetof(ContextControlPage, wake) == 64);
 static_assert(offsetof(ContextControlPage, doorbells) == 256);
-static_assert(sizeof(ContextControlPage) <= kPageBytes);
+// The control block's allocation: the device allocates, the provider maps, this many bytes.
+inline constexpr uint32_t kControlPageBytes = 3 * kPageBytes;
+static_assert(sizeof(ContextControlPage) <= kControlPageBytes);
 
 // ---------------------------------------------------------------------------
 // 9. Queue memory layouts (returned by the create commands)

@@ -403,3 +403,34 @@ TEST_CASE("listeners and shared endpoints count against the context's listener q
     CHECK(a.listen(sockaddr("10.0.0.1", 0), l) == 0);
     CHECK(a.listen(sockaddr("10.0.0.1", 0), l) == status::kInsufficientResources);
 }
+
+TEST_CASE("the listener quota holds per consumer process, summed over its contexts",
+          "[cm][listen][quota]") {
+    auto fabric = std::make_shared<Fabric>();
+    auto config = adapter(1, {"10.0.0.1"});
+    config.quota.listeners = 3;
+    auto device = std::make_shared<Device>(config, fabric);
+    // Three handles of process 4242 (three daemon sessions of one peer), one of 4343.
+    Driver first(device, 4242), second(device, 4242), third(device, 4242), other(device, 4343);
+    uint32_t l = 0;
+    REQUIRE(first.listen(sockaddr("10.0.0.1", 0), l) == 0);
+    REQUIRE(second.listen(sockaddr("10.0.0.1", 0), l) == 0);
+    hw::ListenRequest rq{};
+    rq.address = sockaddr("10.0.0.1", 0);
+    hw::ListenResponse rs{};
+    REQUIRE(third.command(hw::CommandOpcode::kCreateSharedEndpoint, rq, rs) == 0);
+    const uint32_t shared = rs.listener;
+    // The process holds 3: each of its handles is refused, however few it holds itself.
+    CHECK(first.listen(sockaddr("10.0.0.1", 0), l) == status::kInsufficientResources);
+    CHECK(third.listen(sockaddr("10.0.0.1", 0), l) == status::kInsufficientResources);
+    CHECK(second.command(hw::CommandOpcode::kCreateSharedEndpoint, rq, rs) ==
+          status::kInsufficientResources);
+    // Another process has its own quota.
+    for (int i = 0; i < 3; ++i)
+        CHECK(other.listen(sockaddr("10.0.0.1", 0), l) == 0);
+    CHECK(other.listen(sockaddr("10.0.0.1", 0), l) == status::kInsufficientResources);
+    // What one handle frees, another handle of the process may take.
+    REQUIRE(third.object_command(hw::CommandOpcode::kCloseSharedEndpoint, shared) == 0);
+    CHECK(first.listen(sockaddr("10.0.0.1", 0), l) == 0);
+    CHECK(second.listen(sockaddr("10.0.0.1", 0), l) == status::kInsufficientResources);
+}

@@ -30,9 +30,9 @@ bool eventually(Predicate done) {
 // A context entry whose control page nobody rings: the thread only sleeps on it.
 std::shared_ptr<const DoorbellThread::Entry> idle_context(uint32_t id) {
     std::string error;
-    UniqueFd fd = create_sealed_memfd("doorbell-test", hw::kPageBytes, 0, error);
+    UniqueFd fd = create_sealed_memfd("doorbell-test", hw::kControlPageBytes, 0, error);
     REQUIRE(fd);
-    auto mapping = Mapping::map(fd.get(), 0, hw::kPageBytes, error);
+    auto mapping = Mapping::map(fd.get(), 0, hw::kControlPageBytes, error);
     REQUIRE(mapping);
     auto entry = std::make_shared<DoorbellThread::Entry>();
     entry->context = id;

@@ -97,16 +97,38 @@ struct LogCounter {
     }
 };
 
-int connect_raw(const std::string &path) {
+// A connected control socket, or -1 (no Catch macros: a forked child uses it too).
+int connect_plain(const std::string &path) {
     const int s = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    REQUIRE(s >= 0);
+    if (s < 0) return -1;
     sockaddr_un a{};
     a.sun_family = AF_UNIX;
     std::strncpy(a.sun_path, path.c_str(), sizeof a.sun_path - 1);
-    REQUIRE(::connect(s, reinterpret_cast<const sockaddr *>(&a), sizeof a) == 0);
+    if (::connect(s, reinterpret_cast<const sockaddr *>(&a), sizeof a) != 0) {
+        ::close(s);
+        return -1;
+    }
     timeval tv{5, 0};  // a test never waits forever for the daemon
     ::setsockopt(s, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
     return s;
+}
+
+int connect_raw(const std::string &path) {
+    const int s = connect_plain(path);
+    REQUIRE(s >= 0);
+    return s;
+}
+
+// Runs `body` in a forked child: another consumer PROCESS of the in-process daemon, with
+// its own SO_PEERCRED pid and so its own quota. Returns the child's exit status (what
+// `body` returned, 0..255), or -1. `body` must not use Catch's macros.
+template <class Fn>
+int in_child_process(Fn &&body) {
+    const pid_t child = ::fork();
+    if (child == 0) ::_exit(body());
+    int status = 0;
+    if (child < 0 || ::waitpid(child, &status, 0) != child || !WIFEXITED(status)) return -1;
+    return WEXITSTATUS(status);
 }
 
 // One request, its response: the status, or nullopt if the daemon closed the session.
@@ -213,7 +235,80 @@ RegistrationRun register_many(int s, uint32_t pd, int memfd, uint64_t count) {
     return run;
 }
 
+// In a child process (another consumer): attach, a PD, then register_many. Returns how
+// many registrations went through (at most 200), or 201+ for a failed step, -1 if the
+// child died.
+int registrations_in_child(const std::string &path, int memfd, uint64_t count) {
+    return in_child_process([&] {
+        const int s = connect_plain(path);
+        if (s < 0) return 201;
+        if (attach(s) != 0) return 202;
+        hw::ObjectResponse pd{};
+        if (object_command(s, hw::CommandOpcode::kCreatePd, 0, 0, pd) != 0) return 203;
+        const uint64_t registered = register_many(s, pd.object, memfd, count).registered;
+        ::close(s);
+        return static_cast<int>(std::min<uint64_t>(registered, 200));
+    });
+}
+
+// Waits until the daemon's adapter has `contexts` contexts (sessions it has detached).
+bool wait_for_contexts(const RunningDaemon &daemon, uint32_t contexts) {
+    DaemonStatusResponse status{};
+    for (int i = 0; i < 300; ++i) {
+        if (daemon.responsive(&status) && status.adapter_contexts == contexts) return true;
+        std::this_thread::sleep_for(10ms);
+    }
+    return false;
+}
+
 }  // namespace
+
+TEST_CASE("quota: the sessions of one process share its quota, summed over them",
+          "[daemon][quota]") {
+    // Issue 16: a process may open sessions-per-process sessions; were the quota per
+    // session, four of them would fill the MPT. It holds per peer process (SO_PEERCRED).
+    DaemonOptions options;
+    options.quota.mrs = 150;
+    options.quota.pds = 3;
+    RunningDaemon daemon(options);
+    UniqueFd memory = sealed_memfd("robust-process-quota", 64ull << 20);
+    int sessions[3];
+    uint32_t pds[3];
+    for (int i = 0; i < 3; ++i) {
+        sessions[i] = connect_raw(daemon.path());
+        REQUIRE(attach(sessions[i]) == 0);
+        hw::ObjectResponse pd{};
+        REQUIRE(object_command(sessions[i], hw::CommandOpcode::kCreatePd, 0, 0, pd) == 0);
+        pds[i] = pd.object;
+    }
+    // Three PDs, one per session: the process's quota is used up in every session.
+    hw::ObjectResponse refused{};
+    CHECK(object_command(sessions[0], hw::CommandOpcode::kCreatePd, 0, 0, refused) ==
+          status::kInsufficientResources);
+    CHECK(object_command(sessions[2], hw::CommandOpcode::kCreatePd, 0, 0, refused) ==
+          status::kInsufficientResources);
+
+    CHECK(register_many(sessions[0], pds[0], memory.get(), 100).registered == 100);
+    const RegistrationRun second = register_many(sessions[1], pds[1], memory.get(), 100);
+    CHECK(second.registered == 50);
+    CHECK(second.refused == 50);
+    CHECK(second.refusal == status::kInsufficientResources);
+    const RegistrationRun third = register_many(sessions[2], pds[2], memory.get(), 10);
+    CHECK(third.registered == 0);
+    CHECK(third.refusal == status::kInsufficientResources);
+
+    // Another process has a quota of its own, full size.
+    CHECK(registrations_in_child(daemon.path(), memory.get(), 150) == 150);
+    REQUIRE(wait_for_contexts(daemon, 3));
+
+    // A session that ends gives its share back to the process's other sessions.
+    ::close(sessions[0]);
+    REQUIRE(wait_for_contexts(daemon, 2));
+    CHECK(register_many(sessions[2], pds[2], memory.get(), 120).registered == 100);
+    ::close(sessions[1]);
+    ::close(sessions[2]);
+    CHECK(wait_for_contexts(daemon, 0));
+}
 
 TEST_CASE(
     "quota: one consumer's MRs past --quota mrs get INSUFFICIENT_RESOURCES and "
@@ -244,12 +339,9 @@ TEST_CASE(
     REQUIRE(object_command(s, hw::CommandOpcode::kCreatePd, 0, 0, more) == 0);
     CHECK(object_command(s, hw::CommandOpcode::kCreatePd, 0, 0, more) ==
           status::kInsufficientResources);
-    // A second consumer has its own quota.
-    const int other = connect_raw(daemon.path());
-    REQUIRE(attach(other) == 0);
-    hw::ObjectResponse other_pd{};
-    REQUIRE(object_command(other, hw::CommandOpcode::kCreatePd, 0, 0, other_pd) == 0);
-    CHECK(register_many(other, other_pd.object, memory.get(), 10).registered == 10);
+    // A consumer process of its own has its own quota (this process's other sessions
+    // share this one: "quota: the sessions of one process share its quota").
+    CHECK(registrations_in_child(daemon.path(), memory.get(), 10) == 10);
 
     // Freeing one MR makes room for one more.
     hw::ObjectResponse freed{};
@@ -259,7 +351,6 @@ TEST_CASE(
 
     // The consumer goes: everything it held is released, the daemon serves on.
     ::close(s);
-    ::close(other);
     DaemonStatusResponse status{};
     for (int i = 0; i < 200 && (!daemon.responsive(&status) || status.adapter_contexts != 0); ++i)
         std::this_thread::sleep_for(10ms);

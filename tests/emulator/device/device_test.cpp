@@ -2,6 +2,7 @@
 
 #include <fstream>
 #include <map>
+#include <set>
 #include <thread>
 
 #include "softndk/wake.hpp"
@@ -691,4 +692,139 @@ TEST_CASE("kQueryResources lists CM connections by role and state, then listener
     const auto after = list_resources(*p.b, hw::ResourceKind::kCm);
     REQUIRE(after.size() == 2);
     CHECK((after[0].state & 0xff) == static_cast<uint32_t>(hw::CmState::kDisconnected));
+}
+
+// ---- scale (issue 15 item 5): queue numbers past the old 4,096 bitmap, O(1) allocation
+
+TEST_CASE("a device holds 10,000 QPs, and a doorbell reaches one numbered past 4,096",
+          "[device][scale]") {
+    auto fabric = std::make_shared<Fabric>();
+    auto dev_a = std::make_shared<Device>(adapter(1, {"10.0.0.1"}), fabric);
+    auto dev_b = std::make_shared<Device>(adapter(2, {"10.0.0.2"}), fabric);
+    Driver a(dev_a), b(dev_b);
+    const uint32_t pd_a = a.create_pd(), pd_b = b.create_pd();
+    auto cq_a = a.create_cq(64);
+    auto cq_b = b.create_cq(64);
+    std::vector<std::unique_ptr<QpHandle>> qps;
+    std::set<uint32_t> numbers;
+    for (int i = 0; i < 10000; ++i) {
+        auto qp = std::make_unique<QpHandle>();
+        REQUIRE(a.try_create_qp(Driver::qp_request(pd_a, *cq_a, *cq_a, 1, 1, 0), *qp) == 0);
+        numbers.insert(qp->number);
+        qps.push_back(std::move(qp));
+    }
+    CHECK(numbers.size() == 10000);
+    CHECK(*numbers.begin() >= 2);  // QPN 0 and 1 are IB's special QPs
+    CHECK(*numbers.rbegin() < kMaxQueues);
+    REQUIRE(qps.back()->number >= 4096);
+
+    // A destroyed QP's number is not handed out again at once.
+    const uint32_t freed = qps[5]->number;
+    REQUIRE(a.object_command(hw::CommandOpcode::kDestroyQp, freed) == 0);
+    qps[5] = std::make_unique<QpHandle>();
+    REQUIRE(a.try_create_qp(Driver::qp_request(pd_a, *cq_a, *cq_a, 1, 1, 0), *qps[5]) == 0);
+    CHECK(qps[5]->number != freed);
+
+    // The highest-numbered QP carries a SEND: its doorbell goes through every level of
+    // the bitmap (word 156 and more, summary word 2 and more).
+    QpHandle &high = *qps.back();
+    auto qp_b = b.create_qp(pd_b, *cq_b, *cq_b, 4, 1);
+    uint32_t listener = 0, conn_a = 0;
+    REQUIRE(b.listen(sockaddr("10.0.0.2", 4000), listener) == 0);
+    REQUIRE(a.connect(high, sockaddr("10.0.0.1", 0), sockaddr("10.0.0.2", 4000), conn_a) == 0);
+    auto request = b.wait_event(hw::EqeType::kConnectRequest);
+    REQUIRE(request);
+    REQUIRE(b.accept(static_cast<uint32_t>(request->data0), *qp_b) == 0);
+    auto reply = a.wait_event(hw::EqeType::kConnectReply);
+    REQUIRE(reply);
+    REQUIRE(reply->status == 0);
+    REQUIRE(a.object_command(hw::CommandOpcode::kCompleteConnect, conn_a) == 0);
+    Buffer src(64, 0x5a), dst(64);
+    auto mr_b = b.register_mr(pd_b, dst.data(), dst.size());
+    // The QP was created without inline room and with one SGE: send from a registered MR.
+    auto mr_a = a.register_mr(pd_a, src.data(), src.size());
+    b.post_recv(*qp_b, {{dst.addr(), 64, mr_b.token}});
+    SendOptions signaled;
+    signaled.flags = hw::kCtrlSignaled;
+    a.post_send(high, hw::WqeOpcode::kSend, {{src.addr(), 64, mr_a.token}}, signaled);
+    auto sent = Driver::wait(*cq_a);
+    REQUIRE(sent);
+    CHECK(sent->qp_number == high.number);
+    CHECK(sent->syndrome == hw::Syndrome::kSuccess);
+    auto received = Driver::wait(*cq_b);
+    REQUIRE(received);
+    CHECK(received->byte_count == 64);
+    CHECK(dst.bytes == src.bytes);
+}
+
+TEST_CASE("CQ numbers: the lowest free one, so a destroyed CQ's number is taken next",
+          "[device][scale]") {
+    Fixture f;
+    Driver d(f.dev);
+    auto first = d.create_cq(4);
+    auto second = d.create_cq(4);
+    auto third = d.create_cq(4);
+    CHECK(first->number == 1);
+    CHECK(second->number == 2);
+    CHECK(third->number == 3);
+    REQUIRE(d.object_command(hw::CommandOpcode::kDestroyCq, second->number) == 0);
+    auto again = d.create_cq(4);
+    CHECK(again->number == 2);
+    auto fourth = d.create_cq(4);
+    CHECK(fourth->number == 4);
+}
+
+TEST_CASE("quotas hold per consumer process: its contexts share one, another process has its own",
+          "[device][quota]") {
+    auto fabric = std::make_shared<Fabric>();
+    AdapterConfig config = adapter(1, {"10.1.0.1"});
+    config.quota.pds = 4;
+    config.quota.cqs = 3;
+    config.quota.qps = 2;
+    config.quota.mrs = 3;
+    auto dev = std::make_shared<Device>(config, fabric);
+    // Three handles of process 777 (as three daemon sessions of one peer), one of 778.
+    Driver first(dev, 777), second(dev, 777), third(dev, 777), other(dev, 778);
+    const uint32_t pd1 = first.create_pd(), pd2 = second.create_pd();
+    third.create_pd();
+    first.create_pd();
+    CHECK(second.object_command(hw::CommandOpcode::kCreatePd, 0) == status::kInsufficientResources);
+    CHECK(third.object_command(hw::CommandOpcode::kCreatePd, 0) == status::kInsufficientResources);
+    const uint32_t other_pd = other.create_pd();
+
+    auto cq1 = first.create_cq(4);
+    auto cq2 = second.create_cq(4);
+    auto cq3 = third.create_cq(4);
+    CqHandle refused;
+    CHECK(first.try_create_cq(4, refused) == status::kInsufficientResources);
+    auto other_cq = other.create_cq(4);
+
+    QpHandle qp1, qp2, qp3;
+    REQUIRE(first.try_create_qp(Driver::qp_request(pd1, *cq1, *cq1, 1, 1, 0), qp1) == 0);
+    REQUIRE(second.try_create_qp(Driver::qp_request(pd2, *cq2, *cq2, 1, 1, 0), qp2) == 0);
+    CHECK(first.try_create_qp(Driver::qp_request(pd1, *cq1, *cq1, 1, 1, 0), qp3) ==
+          status::kInsufficientResources);
+    QpHandle other_qp;
+    CHECK(other.try_create_qp(Driver::qp_request(other_pd, *other_cq, *other_cq, 1, 1, 0),
+                              other_qp) == 0);
+
+    Buffer b(4096);
+    first.register_mr(pd1, b.data(), 1024);
+    second.register_mr(pd2, b.data(), 1024);
+    const MrHandle last = second.register_mr(pd2, b.data(), 1024);
+    CHECK(first.object_command(hw::CommandOpcode::kAllocMr, pd1) == status::kInsufficientResources);
+    for (int i = 0; i < 3; ++i)
+        other.register_mr(other_pd, b.data(), 1024);
+    CHECK(other.object_command(hw::CommandOpcode::kAllocMr, other_pd) ==
+          status::kInsufficientResources);
+
+    // What one handle frees, another handle of the process may take.
+    REQUIRE(second.object_command(hw::CommandOpcode::kDeregisterMr, last.index) == 0);
+    REQUIRE(second.object_command(hw::CommandOpcode::kFreeMr, last.index) == 0);
+    hw::ObjectResponse alloc{};
+    CHECK(first.object_command(hw::CommandOpcode::kAllocMr, pd1, 0, &alloc) == 0);
+    // A handle that goes gives the process its share back.
+    REQUIRE(second.object_command(hw::CommandOpcode::kDetach, 0) == 0);
+    const uint32_t pd3 = third.create_pd();
+    CHECK(third.try_create_qp(Driver::qp_request(pd3, *cq3, *cq3, 1, 1, 0), qp3) == 0);
 }

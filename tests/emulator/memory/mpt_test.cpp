@@ -157,10 +157,10 @@ TEST_CASE("the reserved indexes 0 and 1 (token 0, kRecvListEnd) are never valid"
         CHECK(f.table.register_mr(reserved, kLR, 0x1000, 1, Translation::identity()).status ==
               KeyStatus::kIndexOutOfRange);
         CHECK(f.table.deregister_mr(reserved) == KeyStatus::kIndexOutOfRange);
-        CHECK(f.table.init_fast_register(reserved, 1, false, kRotate) == KeyStatus::kIndexOutOfRange);
-        CHECK(f.table.fast_register(f.frr(reserved, kLW)) == KeyStatus::kIndexOutOfRange);
-        CHECK(f.table.bind({reserved, 0, kQp, kPd, kRR, 0x1000, 1}) ==
+        CHECK(f.table.init_fast_register(reserved, 1, false, kRotate) ==
               KeyStatus::kIndexOutOfRange);
+        CHECK(f.table.fast_register(f.frr(reserved, kLW)) == KeyStatus::kIndexOutOfRange);
+        CHECK(f.table.bind({reserved, 0, kQp, kPd, kRR, 0x1000, 1}) == KeyStatus::kIndexOutOfRange);
         CHECK(f.table.local_invalidate(reserved, kQp, kPd) == KeyStatus::kIndexOutOfRange);
         CHECK(f.table.remote_invalidate(reserved, kQp, kPd) == KeyStatus::kIndexOutOfRange);
     }
@@ -211,9 +211,9 @@ TEST_CASE("no sequence of key operations hands out a reserved token", "[mpt]") {
         const auto info = table.inspect(token_index(token));
         REQUIRE(info.has_value());
         if (op == 2 && info->type == MptType::kMr && info->state != MptState::kValid) {
-            const TokenResult r = table.register_mr(
-                token, kLW, 0x1000, 4096,
-                Translation::contiguous(0x1000, 4096, memory[1].bytes.data()));
+            const TokenResult r =
+                table.register_mr(token, kLW, 0x1000, 4096,
+                                  Translation::contiguous(0x1000, 4096, memory[1].bytes.data()));
             REQUIRE(r.ok());
             handed_out(r.token);
             token = r.token;
@@ -226,8 +226,9 @@ TEST_CASE("no sequence of key operations hands out a reserved token", "[mpt]") {
                 std::byte *const page = memory[1].bytes.data();
                 // Stable MRs keep their token; rotating ones take the next variant (a
                 // reused one is refused, which the loop simply tries again later).
-                r.token = random(2) == 0 ? token : make_token(token_index(token),
-                                                              static_cast<std::uint8_t>(token + 1));
+                r.token = random(2) == 0 ? token
+                                         : make_token(token_index(token),
+                                                      static_cast<std::uint8_t>(token + 1));
                 r.qp_pd = kPd;
                 r.access = kLW;
                 r.iova = 0x2000;
@@ -262,6 +263,46 @@ TEST_CASE("indices at and beyond capacity are out of range", "[mpt]") {
     CHECK(tiny.capacity() == softndk::hw::kFirstMptIndex + 1);
     CHECK(tiny.allocate(MptType::kMr, kPd).ok());
     CHECK(tiny.allocate(MptType::kMr, kPd).status == KeyStatus::kTableFull);
+}
+
+TEST_CASE("a large table hands out every index, lowest never-used first, and refuses the next",
+          "[mpt][scale]") {
+    // 3 chunks of entries and a part of a fourth (entries are built as they are used):
+    // tokens of indexes never handed out, in chunks never built, are unallocated keys.
+    constexpr std::uint32_t kEntries = 3 * 4096 + 100;
+    MemoryProtectionTable table(MptLimits{kEntries, 4});
+    REQUIRE(table.capacity() == kEntries);
+    const std::uint32_t far = make_token(kEntries - 1, 0);
+    CHECK(use(table, far, kRR, 0, 1).status == KeyStatus::kNotAllocated);
+    CHECK(table.deregister_mr(far) == KeyStatus::kNotAllocated);
+    CHECK(table.deallocate(far) == KeyStatus::kNotAllocated);
+    CHECK(table.init_fast_register(far, 1, false, kRotate) == KeyStatus::kNotAllocated);
+    const auto never = table.inspect(kEntries - 1);
+    REQUIRE(never.has_value());
+    CHECK(never->type == MptType::kUnallocated);
+    std::vector<std::uint32_t> tokens;
+    for (std::uint32_t i = softndk::hw::kFirstMptIndex; i < kEntries; ++i) {
+        const TokenResult r = table.allocate(MptType::kMr, kPd);
+        REQUIRE(r.ok());
+        REQUIRE(token_index(r.token) == i);
+        tokens.push_back(r.token);
+    }
+    CHECK(table.allocate(MptType::kMr, kPd).status == KeyStatus::kTableFull);
+    // A freed index is the next one handed out, with a token that differs from its old one.
+    const std::uint32_t freed = tokens[5000];
+    REQUIRE(table.deallocate(freed) == KeyStatus::kOk);
+    const TokenResult again = table.allocate(MptType::kMr, kPd);
+    REQUIRE(again.ok());
+    CHECK(token_index(again.token) == token_index(freed));
+    CHECK(again.token != freed);
+    CHECK(table.allocate(MptType::kMr, kPd).status == KeyStatus::kTableFull);
+    // The last index works as any other.
+    static Page page;
+    const TokenResult registered =
+        table.register_mr(tokens.back(), kLW | kRR, 0x1000, 64,
+                          Translation::contiguous(0x1000, 64, page.bytes.data()));
+    REQUIRE(registered.ok());
+    CHECK(use(table, registered.token, kRR, 0x1000, 64).status == KeyStatus::kOk);
 }
 
 TEST_CASE("allocate only creates MRs and windows, in their initial states", "[mpt]") {
@@ -405,8 +446,7 @@ TEST_CASE("check: a key that fails exactly one step reports that step", "[mpt][o
     }
 }
 
-TEST_CASE("check: every requested right must be granted and not just one of them",
-          "[mpt][order]") {
+TEST_CASE("check: every requested right must be granted and not just one of them", "[mpt][order]") {
     Fixture f;
     const std::uint32_t read_only = f.mr(kLW | kRR);
     const std::uint32_t write_only = f.mr(kLW | kRW);

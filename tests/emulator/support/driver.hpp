@@ -107,11 +107,15 @@ struct SendOptions {
 
 class Driver {
   public:
-    explicit Driver(std::shared_ptr<Device> device)
-        : Driver(std::make_unique<EmbeddedClient>(device), device->config().if_index) {}
+    // `process_id`: the AttachRequest's (0 = unknown: the context shares nothing, not
+    // even its quota, with another context).
+    explicit Driver(std::shared_ptr<Device> device, uint32_t process_id = 0)
+        : Driver(std::make_unique<EmbeddedClient>(device), device->config().if_index, process_id) {}
     // Any DeviceClient (daemon-mode tests pass a DaemonClient): attaches to `if_index`.
-    Driver(std::unique_ptr<DeviceClient> client, uint32_t if_index) : client_(std::move(client)) {
+    Driver(std::unique_ptr<DeviceClient> client, uint32_t if_index, uint32_t process_id = 0)
+        : client_(std::move(client)) {
         hw::AttachRequest rq{};
+        rq.process_id = process_id;
         rq.header = header<hw::AttachRequest>(hw::CommandOpcode::kAttach);
         rq.abi_version = hw::kAbiVersion;
         rq.if_index = if_index;

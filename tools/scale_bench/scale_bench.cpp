@@ -1,0 +1,299 @@
+// scale_bench.cpp - `softndk-scale-bench`: how far one virtual RNIC scales, measured the
+// way a kernel consumer would meet the limits: through the NDK API of the provider
+// (WskOpenNdkAdapter, NdkCreateQp, NdkCreateMr + NdkRegisterMr, NdkConnect / NdkAccept /
+// NdkDisconnect), embedded or through `softndk rnic` (SOFTNDK_MODE=daemon). It is a
+// benchmark (bench/scale.sh runs it), not a test: it prints figures, one `key=value`
+// line per measure, on stdout.
+//
+//   softndk-scale-bench [OPTIONS] qps COUNT           create QPs on one CQ until COUNT or a
+//                                                     refusal
+//   softndk-scale-bench [OPTIONS] mrs COUNT [BYTES]   COUNT registrations of BYTES (default
+//                                                     64) each, side by side in one pool;
+//                                                     refused ones counted
+//   softndk-scale-bench [OPTIONS] connects COUNT      COUNT connect + accept + complete +
+//                                                     disconnect cycles between two handles
+//                                                     of one adapter
+//   OPTIONS: --adapter NAME (default: the first adapter), --daemon-pid PID
+//
+// Memory: the consumer's resident set (VmRSS) before and after, and, with --daemon-pid,
+// the daemon's too; divided by the count they are the bytes per object on each side.
+// Objects are closed at the end (timed too).
+#include <ndkpi.h>
+#include <ntddk.h>
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <exception>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "ndk.hpp"
+
+using namespace softndk::tool;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+constexpr ULONG kPoolTag = 0x6353424E;  // 'NBSc'
+
+// VmRSS of /proc/PID/status in bytes (0 if it cannot be read).
+uint64_t resident_bytes(const std::string &pid) {
+    std::ifstream in("/proc/" + pid + "/status");
+    for (std::string key; in >> key;) {
+        if (key == "VmRSS:") {
+            uint64_t kb = 0;
+            in >> kb;
+            return kb * 1024;
+        }
+        std::string rest;
+        std::getline(in, rest);
+    }
+    return 0;
+}
+
+// --daemon-pid: whose resident set is the daemon's ("" = none).
+std::string daemon_pid;
+
+// The consumer's and (with --daemon-pid) the daemon's resident sets.
+struct Resident {
+    uint64_t consumer = 0;
+    uint64_t daemon = 0;
+    static Resident now() {
+        Resident r;
+        r.consumer = resident_bytes("self");
+        if (!daemon_pid.empty()) r.daemon = resident_bytes(daemon_pid);
+        return r;
+    }
+};
+
+double seconds_since(Clock::time_point start) {
+    return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+void print_memory(const char *what, uint64_t count, const Resident &before, const Resident &after) {
+    if (count == 0) return;
+    const auto per = [count](uint64_t a, uint64_t b) {
+        return b > a ? static_cast<double>(b - a) / static_cast<double>(count) : 0.0;
+    };
+    fmt::print("consumer_bytes_per_{}={:.0f}\n", what, per(before.consumer, after.consumer));
+    if (before.daemon != 0)
+        fmt::print("daemon_bytes_per_{}={:.0f}\n", what, per(before.daemon, after.daemon));
+}
+
+softndk_adapter find_adapter(const char *name) {
+    softndk_adapter a{};
+    char error[512];
+    if (softndk_adapter_find(name, &a, error, sizeof error) != 0) throw std::runtime_error(error);
+    return a;
+}
+
+// A create: the object arrives through `*out` inline, or through the completion after
+// STATUS_PENDING. Throws on failure.
+template <class T>
+void create(Completion &done, NTSTATUS inline_status, T **out, const char *call) {
+    check(done.finish(inline_status), call);
+    if (inline_status == STATUS_PENDING) *out = reinterpret_cast<T *>(done.object);
+}
+
+void close_object(NDK_OBJECT_HEADER *object, NDK_FN_CLOSE_OBJECT close) {
+    Completion done;
+    done.finish(close(object, Completion::on_close, &done));
+}
+
+VOID ignore_notification(PVOID, NTSTATUS) {}
+
+// ---- qps: QPs on one adapter, one PD, one CQ, until `count` or the first refusal.
+int run_qps(const WskClient &wsk, const softndk_adapter &adapter, uint64_t count) {
+    NDK_ADAPTER *a = wsk.open(adapter.if_index);
+    Completion done;
+    NDK_PD *pd = nullptr;
+    create(done, a->Dispatch->NdkCreatePd(a, Completion::on_create, &done, &pd), &pd,
+           "NdkCreatePd");
+    NDK_CQ *cq = nullptr;
+    done.reset();
+    create(done,
+           a->Dispatch->NdkCreateCq(a, 64, ignore_notification, nullptr, nullptr,
+                                    Completion::on_create, &done, &cq),
+           &cq, "NdkCreateCq");
+    std::vector<NDK_QP *> qps;
+    qps.reserve(count);
+    NTSTATUS refusal = STATUS_SUCCESS;
+    const Resident before = Resident::now();
+    const auto start = Clock::now();
+    while (qps.size() < count) {
+        NDK_QP *qp = nullptr;
+        done.reset();
+        const NTSTATUS inline_status = pd->Dispatch->NdkCreateQp(pd, cq, cq, nullptr, 1, 1, 1, 1, 0,
+                                                                 Completion::on_create, &done, &qp);
+        const NTSTATUS s = done.finish(inline_status);
+        if (!NT_SUCCESS(s)) {
+            refusal = s;
+            break;
+        }
+        if (inline_status == STATUS_PENDING) qp = reinterpret_cast<NDK_QP *>(done.object);
+        qps.push_back(qp);
+    }
+    const double create_s = seconds_since(start);
+    const Resident after = Resident::now();
+    fmt::print("qps_created={}\n", qps.size());
+    if (refusal != STATUS_SUCCESS) fmt::print("qps_refused_with={}\n", status_text(refusal));
+    fmt::print("qps_create_per_s={:.0f}\n", static_cast<double>(qps.size()) / create_s);
+    print_memory("qp", qps.size(), before, after);
+    const auto close_start = Clock::now();
+    for (NDK_QP *qp : qps)
+        close_object(&qp->Header, qp->Dispatch->NdkCloseQp);
+    fmt::print("qps_close_s={:.2f}\n", seconds_since(close_start));
+    close_object(&cq->Header, cq->Dispatch->NdkCloseCq);
+    close_object(&pd->Header, pd->Dispatch->NdkClosePd);
+    wsk.close(a);
+    return qps.size() == count ? 0 : 1;
+}
+
+// ---- mrs: `count` registrations of `bytes` each, side by side in one non-paged pool.
+int run_mrs(const WskClient &wsk, const softndk_adapter &adapter, uint64_t count, uint64_t bytes) {
+    NDK_ADAPTER *a = wsk.open(adapter.if_index);
+    Completion done;
+    NDK_PD *pd = nullptr;
+    create(done, a->Dispatch->NdkCreatePd(a, Completion::on_create, &done, &pd), &pd,
+           "NdkCreatePd");
+    const uint64_t pool_bytes = count * bytes;
+    auto *pool =
+        static_cast<uint8_t *>(ExAllocatePoolWithTag(NonPagedPoolNx, pool_bytes, kPoolTag));
+    if (pool == nullptr) throw NdkError("ExAllocatePoolWithTag", STATUS_NO_MEMORY);
+    std::memset(pool, 0, pool_bytes);
+    struct Registration {
+        NDK_MR *mr;
+        PMDL mdl;
+    };
+    std::vector<Registration> mrs;
+    mrs.reserve(count);
+    NTSTATUS refusal = STATUS_SUCCESS;
+    const Resident before = Resident::now();
+    const auto start = Clock::now();
+    uint64_t refused = 0;
+    for (uint64_t attempt = 0; attempt < count; ++attempt) {
+        uint8_t *buffer = pool + attempt * bytes;
+        PMDL mdl = IoAllocateMdl(buffer, static_cast<ULONG>(bytes), FALSE, FALSE, nullptr);
+        if (mdl == nullptr) throw NdkError("IoAllocateMdl", STATUS_INSUFFICIENT_RESOURCES);
+        MmBuildMdlForNonPagedPool(mdl);
+        NDK_MR *mr = nullptr;
+        done.reset();
+        const NTSTATUS inline_status =
+            pd->Dispatch->NdkCreateMr(pd, FALSE, Completion::on_create, &done, &mr);
+        NTSTATUS s = done.finish(inline_status);
+        if (NT_SUCCESS(s)) {
+            if (inline_status == STATUS_PENDING) mr = reinterpret_cast<NDK_MR *>(done.object);
+            done.reset();
+            s = done.finish(mr->Dispatch->NdkRegisterMr(
+                mr, mdl, bytes, NDK_MR_FLAG_ALLOW_LOCAL_WRITE | NDK_MR_FLAG_ALLOW_REMOTE_WRITE,
+                Completion::on_request, &done));
+            if (!NT_SUCCESS(s)) close_object(&mr->Header, mr->Dispatch->NdkCloseMr);
+        }
+        if (!NT_SUCCESS(s)) {
+            // Refused (a quota, a full table): every attempt is still made, so a daemon
+            // gets all `count` of them (issue 16: it must refuse cleanly and live).
+            IoFreeMdl(mdl);
+            if (refused++ == 0) refusal = s;
+            continue;
+        }
+        mrs.push_back({mr, mdl});
+    }
+    const double register_s = seconds_since(start);
+    const Resident after = Resident::now();
+    fmt::print("mrs_registered={}\n", mrs.size());
+    if (refusal != STATUS_SUCCESS) {
+        fmt::print("mrs_refused={}\n", refused);
+        fmt::print("mrs_refused_with={}\n", status_text(refusal));
+    }
+    if (refused == 0) {
+        fmt::print("mrs_register_per_s={:.0f}\n", static_cast<double>(mrs.size()) / register_s);
+    } else {  // most of the time went to refusals: the rate of attempts says more
+        fmt::print("mrs_attempts_per_s={:.0f}\n", static_cast<double>(count) / register_s);
+    }
+    print_memory("mr", mrs.size(), before, after);
+    const auto close_start = Clock::now();
+    for (auto &r : mrs) {
+        done.reset();
+        done.finish(r.mr->Dispatch->NdkDeregisterMr(r.mr, Completion::on_request, &done));
+        close_object(&r.mr->Header, r.mr->Dispatch->NdkCloseMr);
+        IoFreeMdl(r.mdl);
+    }
+    fmt::print("mrs_close_s={:.2f}\n", seconds_since(close_start));
+    ExFreePoolWithTag(pool, kPoolTag);
+    close_object(&pd->Header, pd->Dispatch->NdkClosePd);
+    wsk.close(a);
+    return 0;  // refusals are figures (mrs_refused), not failures
+}
+
+// ---- connects: `count` connections between two adapters of this process, each QP pair
+// connected once (an NDK QP is not reconnected after a disconnect): the QPs are created
+// first, untimed; the clock runs over connect + accept + complete, then disconnect and
+// close of every connector.
+int run_connects(const WskClient &wsk, const softndk_adapter &adapter, uint64_t count) {
+    EndpointOptions options;
+    options.qp_count = static_cast<ULONG>(count);
+    options.buffer_bytes = 4096;
+    Endpoint client(wsk, adapter, options);
+    Endpoint server(wsk, adapter, options);
+    const auto start = Clock::now();
+    connect_pair(client, server, 18600, 1);
+    const double connect_s = seconds_since(start);
+    const auto disconnect_start = Clock::now();
+    disconnect_pair(client, server);
+    const double disconnect_s = seconds_since(disconnect_start);
+    const double total = connect_s + disconnect_s;
+    fmt::print("connects={}\n", count);
+    fmt::print("connect_s={:.3f}\n", connect_s);
+    fmt::print("disconnect_s={:.3f}\n", disconnect_s);
+    fmt::print("connects_per_s={:.0f}\n", static_cast<double>(count) / total);
+    return 0;
+}
+
+int usage() {
+    std::fputs(
+        "usage: softndk-scale-bench [--adapter NAME] [--daemon-pid PID]\n"
+        "                           qps COUNT | mrs COUNT [BYTES] | connects COUNT\n"
+        "  (SOFTNDK_MODE=daemon: through softndk rnic; --daemon-pid: its pid, for the\n"
+        "   daemon's memory per object)\n",
+        stderr);
+    return 2;
+}
+
+}  // namespace
+
+int main(int argc, char **argv) {
+    std::vector<std::string> args(argv + 1, argv + argc);
+    std::string adapter_name;
+    while (args.size() >= 2 && (args[0] == "--adapter" || args[0] == "--daemon-pid")) {
+        (args[0] == "--adapter" ? adapter_name : daemon_pid) = args[1];
+        args.erase(args.begin(), args.begin() + 2);
+    }
+    if (args.size() < 2) return usage();
+    const std::string &what = args[0];
+    const uint64_t count = std::strtoull(args[1].c_str(), nullptr, 10);
+    if (count == 0) return usage();
+    try {
+        // Never destroyed: after a failure an adapter may still be open, and WskDeregister
+        // would wait for it forever. The process ends right after.
+        const WskClient &wsk = *new WskClient;
+        const softndk_adapter adapter =
+            find_adapter(adapter_name.empty() ? nullptr : adapter_name.c_str());
+        if (what == "qps") return run_qps(wsk, adapter, count);
+        if (what == "mrs") {
+            const uint64_t bytes =
+                args.size() > 2 ? std::strtoull(args[2].c_str(), nullptr, 10) : 64;
+            if (bytes == 0) return usage();
+            return run_mrs(wsk, adapter, count, bytes);
+        }
+        if (what == "connects") return run_connects(wsk, adapter, count);
+        return usage();
+    } catch (const std::exception &e) {
+        std::fprintf(stderr, "softndk-scale-bench: %s\n", e.what());
+        return 1;
+    }
+}
