@@ -120,4 +120,11 @@ echo "| consumer bytes per MR | - | $(v embedded.consumer_bytes_per_mr) | $(v da
 echo "| daemon bytes per MR | - | - | $(v daemon.daemon_bytes_per_mr) |"
 echo "| QP creates/s | - | $(v embedded.qps_create_per_s) | $(v daemon.qps_create_per_s) |"
 echo "| MR registrations/s | - | $(v embedded.mrs_register_per_s) | $(v daemon.mrs_register_per_s) |"
+# For bench/run.sh's Targets table: target|NAME|OURS|REFERENCE|lower or higher|FACTOR|LIKE
+t() { echo "target|$1|${figure[$2]:-}|$3|higher|1|$4"; }
+t "QPs in one device, embedded (10,000)" embedded.qps_created "$qps" "count"
+t "QPs in one device, daemon (10,000)" daemon.qps_created "$qps" "count"
+t "MRs in one device, embedded (1,000,000)" embedded.mrs_registered "$mrs" "count"
+t "MRs in one device, daemon (1,000,000)" daemon.mrs_registered "$mrs" "count"
+t "connects/s through the daemon (10,000)" daemon.connects_per_s 10000 "rate"
 exit $failed
