@@ -131,6 +131,9 @@ void Cq::arm(ULONG type) {
         });
         return;
     }
+    // The consumer is about to wait for a notification, not poll: the network link's
+    // own thread must receive from now on (DeviceClient::stop_polling_network).
+    adapter()->stop_polling_network();
     {
         // The doorbell record moves on resize: store into the current one.
         std::lock_guard lock(poll_mutex_);
@@ -213,7 +216,13 @@ template <class Result>
 ULONG Cq::poll(Result *results, ULONG n, uint64_t *times) {
     sim::yield("NdkGetCqResults");  // an NDK call: a control transfer point (sim.hpp)
     uint64_t held_until = 0;
-    const ULONG got = poll_ring(results, n, times, held_until);
+    ULONG got = poll_ring(results, n, times, held_until);
+    // Nothing yet: receive what the network brought on this thread, then look again
+    // (DeviceClient::poll_network; embedded over SOFTNDK_FABRIC=udp, the completion's
+    // packet is handled here, without waking the link's thread). Not in simulated time,
+    // where the link is not simulated (docs/simulation.md) and a poll lets time pass.
+    if (got == 0 && held_until == 0 && !sim::attached() && adapter()->poll_network())
+        got = poll_ring(results, n, times, held_until);
     if (got == 0 && sim::attached()) {
         // Simulated time: a poll that finds nothing costs the host kPollNs, and one that
         // finds a CQE not due yet waits for it; so a consumer polling in a loop lets

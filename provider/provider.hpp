@@ -135,6 +135,11 @@ class Adapter : public Embedded<NDK_ADAPTER>, public Object {
     enum class Bell { kSend, kReceive, kArm };
     void ring(Bell bell, uint32_t queue);
 
+    // Network input on the polling thread (DeviceClient::poll_network): Cq::poll calls
+    // poll_network() when it finds nothing, Cq::arm stop_polling_network().
+    bool poll_network() { return client_->poll_network(); }
+    void stop_polling_network() { client_->stop_polling_network(); }
+
     // Runs `work` on the event thread (consumer callbacks, finalization).
     void defer(std::function<void()> work);
 

@@ -5,7 +5,9 @@
 //   ring()         = Device::service(context) on the calling thread: the whole
 //                    exchange the doorbell starts (packets, ACKs, CQEs, EQEs) has
 //                    happened when it returns;
-//   runs_inline()  = true.
+//   runs_inline()  = true;
+//   poll_network() = Fabric::poll_link on the calling thread (the RoCEv2/UDP link's
+//                    queued datagrams, received and delivered inline).
 // One client holds at most one context (the kAttach it executes). Destroying a
 // client that is still attached detaches it, i.e. the device treats it as a dead
 // process: everything the context owned is freed and its peers see kDisconnected.
@@ -30,6 +32,9 @@ class EmbeddedClient final : public DeviceClient {
     void unmap(void *, size_t) override {}
     void ring() override;
     bool runs_inline() const override { return true; }
+    // The device's fabric link, polled on the calling thread (Fabric::poll_link).
+    bool poll_network() override { return device_->fabric().poll_link(); }
+    void stop_polling_network() override { device_->fabric().stop_polling_link(); }
 
     uint32_t context() const { return context_.load(std::memory_order_acquire); }
     Device &device() const { return *device_; }

@@ -28,7 +28,8 @@
 // Beyond the process: with SOFTNDK_FABRIC=udp[:PORT] (or a UDP port given to the
 // constructor) frames for addresses no local port owns travel as real RoCEv2/UDP
 // datagrams through a UdpLink (udp_link.hpp); frames that arrive that way are
-// delivered to local ports only.
+// delivered to local ports only, on the link's thread or on a consumer's thread that
+// polls (poll_link()), like any thread entering the device from outside.
 #pragma once
 
 #include <atomic>
@@ -164,6 +165,14 @@ class Fabric {
 
     // The RoCEv2/UDP link, or nullptr when frames stay in the process.
     const UdpLink *udp_link() const { return udp_.get(); }
+    // A consumer's polling thread receives what the UDP link has queued, inline
+    // (UdpLink::poll_inline): true if anything arrived. False at once without a link.
+    // Must be called with no engine lock held and not from inside a delivery.
+    bool poll_link() { return udp_ != nullptr && udp_->poll_inline(); }
+    // The consumer stops polling: the link's thread receives again (no-op without one).
+    void stop_polling_link() {
+        if (udp_ != nullptr) udp_->stop_inline_polling();
+    }
 
     // Starts capturing to `path` (replacing any earlier capture). False on error.
     bool capture_to(const std::string &path);

@@ -5,10 +5,12 @@
 #include <poll.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include <array>
 #include <cerrno>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <stdexcept>
@@ -98,9 +100,23 @@ std::string ip_text(const wire::IpAddr &ip) {
     return text;
 }
 
+int64_t steady_ns() {
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(
+               std::chrono::steady_clock::now().time_since_epoch())
+        .count();
+}
+
+// The thread inside a delivery of this link's frames (unbind() called from a Receiver
+// callback must not wait for the receive lock its own thread holds).
+thread_local const UdpLink *tls_receiving = nullptr;
+
 }  // namespace
 
-UdpLink::UdpLink(uint16_t port, Receiver receiver) : port_(port), receiver_(std::move(receiver)) {
+UdpLink::UdpLink(uint16_t port, Receiver receiver, std::chrono::nanoseconds hand_off)
+    : port_(port),
+      receiver_(std::move(receiver)),
+      hand_off_(hand_off),
+      batch_buffer_(size_t{kReceiveBatch} * kMaxDatagram) {
     wake_fd_ = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
     if (wake_fd_ < 0) throw std::runtime_error(std::string("eventfd: ") + std::strerror(errno));
     // IPv4 frames go out through a raw socket, so that the IP header the ICRC covers
@@ -126,8 +142,7 @@ UdpLink::UdpLink(uint16_t port, Receiver receiver) : port_(port), receiver_(std:
 
 UdpLink::~UdpLink() {
     stopping_.store(true, std::memory_order_release);
-    const uint64_t one = 1;
-    [[maybe_unused]] const ssize_t n = ::write(wake_fd_, &one, sizeof one);
+    wake_thread();
     thread_.join();
     std::lock_guard lock(mutex_);
     for (const Socket &s : sockets_)
@@ -168,14 +183,19 @@ bool UdpLink::bind(uint32_t vport, std::span<const wire::IpAddr> addresses) {
         sockets_.insert(sockets_.end(), bound.begin(), bound.end());
     }
     version_.fetch_add(1, std::memory_order_release);
-    const uint64_t one = 1;
-    [[maybe_unused]] const ssize_t n = ::write(wake_fd_, &one, sizeof one);
+    wake_thread();
     return true;
 }
 
+void UdpLink::wake_thread() {
+    const uint64_t one = 1;
+    [[maybe_unused]] const ssize_t n = ::write(wake_fd_, &one, sizeof one);
+}
+
 void UdpLink::unbind(uint32_t vport) {
-    // The receive thread may be inside poll() on these fds: shut them down (poll
-    // reports them) and let the thread's next snapshot drop them before they close.
+    // The receive thread may be inside ppoll() on these fds, and an inline poller inside
+    // recvmmsg: let the thread's next snapshot drop them, and wait out the receiver
+    // holding the receive lock (its successor refreshes its list), before they close.
     std::vector<int> retired;
     {
         std::lock_guard lock(mutex_);
@@ -187,8 +207,7 @@ void UdpLink::unbind(uint32_t vport) {
     }
     if (retired.empty()) return;
     version_.fetch_add(1, std::memory_order_release);
-    const uint64_t one = 1;
-    [[maybe_unused]] const ssize_t n = ::write(wake_fd_, &one, sizeof one);
+    wake_thread();
     // Wait until the thread has taken a snapshot without them, then close (at once
     // when called from that thread: it is not inside poll()).
     const uint32_t target = version_.load(std::memory_order_acquire);
@@ -197,6 +216,7 @@ void UdpLink::unbind(uint32_t vport) {
            !stopping_.load(std::memory_order_acquire)) {
         std::this_thread::yield();
     }
+    if (tls_receiving != this) std::lock_guard receiving(receive_mutex_);
     for (int fd : retired)
         ::close(fd);
 }
@@ -247,8 +267,13 @@ bool UdpLink::send(const Packet &packet) {
     wire::PacketDescriptor desc = packet.desc;
     desc.meta.udp_src_port = port_;  // the UDP header the datagram leaves with
     desc.meta.udp_dst_port = port_;
-    std::vector<uint8_t> frame = wire::serialize_frame(desc);
-    if (frame.empty()) return false;
+    // Serialised into this thread's buffer: no allocation per packet.
+    thread_local std::vector<uint8_t> buffer;
+    const size_t bytes = wire::frame_size(desc);
+    if (bytes == 0) return false;
+    if (buffer.size() < bytes) buffer.resize(bytes);
+    const std::span<uint8_t> frame(buffer.data(), bytes);
+    if (wire::serialize_frame(desc, frame).status != wire::WireStatus::kOk) return false;
     if (packet.icrc_corrupt) frame.back() ^= 0xff;  // the receiver's ICRC check fails
     return send_frame(fd, desc.meta.dst_ip, frame);
 }
@@ -309,14 +334,10 @@ void UdpLink::handle_datagram(const Socket &socket, std::span<const uint8_t> byt
         std::memcpy(&message, bytes.data() + wire::kBthSize + kCmMagic.size(), sizeof message);
         if (from.is_v4() != socket.address.is_v4()) return drop("CM message of another family");
         // The ICRC, recomputed over the headers this datagram really had.
-        const std::vector<uint8_t> frame =
-            wire::frame_ib_packet(cm_meta(from, socket.address, from_port, port_),
-                                  bytes.first(bytes.size() - wire::kIcrcSize));
-        if (frame.size() < wire::kIcrcSize ||
-            std::memcmp(frame.data() + frame.size() - wire::kIcrcSize,
-                        bytes.data() + bytes.size() - wire::kIcrcSize, wire::kIcrcSize) != 0) {
+        const auto icrc = wire::ib_packet_icrc(cm_meta(from, socket.address, from_port, port_),
+                                               bytes.first(bytes.size() - wire::kIcrcSize));
+        if (!icrc || *icrc != wire::load_icrc(bytes.data() + bytes.size() - wire::kIcrcSize))
             return drop("CM message with a bad ICRC");
-        }
         // Answers go where the message really came from; it can only be for us.
         if (message.source_ip != from || message.destination_ip != socket.address)
             return drop("CM message with addresses that do not match its datagram");
@@ -336,21 +357,83 @@ void UdpLink::handle_datagram(const Socket &socket, std::span<const uint8_t> byt
     d.meta.dst_ip = socket.address;
     d.meta.udp_src_port = from_port;
     d.meta.udp_dst_port = port_;
-    // The ICRC, recomputed over the headers this datagram really had.
-    const std::vector<uint8_t> frame = wire::serialize_frame(d);
-    if (frame.size() < wire::kIcrcSize ||
-        std::memcmp(frame.data() + frame.size() - wire::kIcrcSize,
-                    bytes.data() + bytes.size() - wire::kIcrcSize, wire::kIcrcSize) != 0) {
+    // The ICRC, recomputed in place over the IB part as it came and the headers this
+    // datagram really had, as a NIC checks it (no frame is assembled).
+    const auto icrc = wire::ib_packet_icrc(d.meta, bytes.first(bytes.size() - wire::kIcrcSize));
+    if (!icrc || *icrc != wire::load_icrc(bytes.data() + bytes.size() - wire::kIcrcSize))
         return drop("bad ICRC");
-    }
     packet.own_payload(d.payload);
     receiver_.packet(std::move(packet));
+}
+
+size_t UdpLink::receive_queued() {
+    const uint32_t v = version_.load(std::memory_order_acquire);
+    if (v != receive_version_) {
+        std::lock_guard lock(mutex_);
+        receive_sockets_ = sockets_;
+        receive_version_ = v;
+    }
+    std::array<mmsghdr, kReceiveBatch> messages{};
+    std::array<iovec, kReceiveBatch> vectors{};
+    std::array<sockaddr_storage, kReceiveBatch> sources{};
+    size_t taken = 0;
+    const UdpLink *outer = std::exchange(tls_receiving, this);
+    for (const Socket &s : receive_sockets_) {
+        for (;;) {  // everything queued on this socket
+            for (unsigned i = 0; i < kReceiveBatch; ++i) {
+                vectors[i] = {batch_buffer_.data() + size_t{i} * kMaxDatagram, kMaxDatagram};
+                messages[i].msg_hdr = msghdr{};
+                messages[i].msg_hdr.msg_name = &sources[i];
+                messages[i].msg_hdr.msg_namelen = sizeof sources[i];
+                messages[i].msg_hdr.msg_iov = &vectors[i];
+                messages[i].msg_hdr.msg_iovlen = 1;
+            }
+            const int n = ::recvmmsg(s.fd, messages.data(), kReceiveBatch, MSG_DONTWAIT, nullptr);
+            if (n <= 0) break;
+            wire_acquire();
+            receive_calls_.fetch_add(1, std::memory_order_relaxed);
+            taken += static_cast<size_t>(n);
+            for (int i = 0; i < n; ++i) {
+                uint16_t from_port = 0;
+                const wire::IpAddr from_ip = from_sockaddr(sources[i], from_port);
+                if ((messages[i].msg_hdr.msg_flags & MSG_TRUNC) != 0) {
+                    received_.fetch_add(1, std::memory_order_relaxed);
+                    dropped_.fetch_add(1, std::memory_order_relaxed);
+                    continue;
+                }
+                handle_datagram(
+                    s, {batch_buffer_.data() + size_t(i) * kMaxDatagram, messages[i].msg_len},
+                    from_ip, from_port);
+            }
+            if (static_cast<unsigned>(n) < kReceiveBatch) break;  // the queue is empty
+        }
+    }
+    tls_receiving = outer;
+    return taken;
+}
+
+bool UdpLink::poll_inline() {
+    // Open or extend the hand-off window; at the start of one, wake the thread so that
+    // it stops polling the sockets now, not after the next datagram.
+    const int64_t now = steady_ns();
+    const int64_t previous =
+        inline_until_ns_.exchange(now + hand_off_.count(), std::memory_order_acq_rel);
+    if (previous < now) wake_thread();
+    if (tls_receiving == this) return false;  // inside a delivery of this link
+    std::unique_lock lock(receive_mutex_, std::try_to_lock);
+    if (!lock.owns_lock()) return false;
+    return receive_queued() > 0;
+}
+
+void UdpLink::stop_inline_polling() {
+    if (inline_until_ns_.load(std::memory_order_relaxed) == 0) return;  // no window open
+    inline_until_ns_.store(0);
+    if (parked_.load()) wake_thread();
 }
 
 void UdpLink::run() {
     std::vector<Socket> local;
     std::vector<pollfd> fds;
-    std::vector<uint8_t> buffer(kMaxDatagram);
     uint32_t seen = ~0u;
     while (!stopping_.load(std::memory_order_acquire)) {
         const uint32_t v = version_.load(std::memory_order_acquire);
@@ -361,9 +444,27 @@ void UdpLink::run() {
             seen_version_.store(v, std::memory_order_release);
         }
         fds.assign(1, pollfd{wake_fd_, POLLIN, 0});
-        for (const Socket &s : local)
-            fds.push_back(pollfd{s.fd, POLLIN, 0});
-        if (::poll(fds.data(), fds.size(), -1) < 0) {
+        // While inline polls keep coming the thread stands back: it sleeps on the
+        // eventfd alone until the window ends (or stop_inline_polling() wakes it).
+        // parked_ is set before the window is read, and stop_inline_polling() clears the
+        // window before it reads parked_ (both sequentially consistent): either this
+        // thread sees the window closed, or the stop sees it parked and wakes it.
+        parked_.store(true);
+        const int64_t now = steady_ns();
+        const int64_t until = inline_until_ns_.load();
+        const bool stand_back = until > now;
+        timespec timeout{};
+        if (stand_back) {
+            timeout.tv_sec = (until - now) / 1'000'000'000;
+            timeout.tv_nsec = (until - now) % 1'000'000'000;
+        } else {
+            for (const Socket &s : local)
+                fds.push_back(pollfd{s.fd, POLLIN, 0});
+        }
+        if (!stand_back) parked_.store(false);
+        const int ready = ::ppoll(fds.data(), fds.size(), stand_back ? &timeout : nullptr, nullptr);
+        parked_.store(false, std::memory_order_release);
+        if (ready < 0) {
             if (errno == EINTR) continue;
             log().error("RoCEv2/UDP: poll: {}", std::strerror(errno));
             return;
@@ -371,29 +472,11 @@ void UdpLink::run() {
         if (fds[0].revents != 0) {
             uint64_t drained = 0;
             [[maybe_unused]] const ssize_t n = ::read(wake_fd_, &drained, sizeof drained);
-            continue;  // the socket set changed, or stop
+            continue;  // the socket set changed, the window opened or closed, or stop
         }
-        for (size_t i = 1; i < fds.size(); ++i) {
-            if ((fds[i].revents & POLLIN) == 0) continue;
-            const Socket &s = local[i - 1];
-            for (;;) {  // everything queued on this socket, then poll again
-                sockaddr_storage from{};
-                socklen_t from_length = sizeof from;
-                const ssize_t n = ::recvfrom(s.fd, buffer.data(), buffer.size(), MSG_TRUNC,
-                                             reinterpret_cast<sockaddr *>(&from), &from_length);
-                if (n < 0) break;
-                wire_acquire();
-                uint16_t from_port = 0;
-                const wire::IpAddr from_ip = from_sockaddr(from, from_port);
-                if (static_cast<size_t>(n) > buffer.size()) {
-                    received_.fetch_add(1, std::memory_order_relaxed);
-                    dropped_.fetch_add(1, std::memory_order_relaxed);
-                    continue;
-                }
-                handle_datagram(s, std::span(buffer).first(static_cast<size_t>(n)), from_ip,
-                                from_port);
-            }
-        }
+        if (stand_back || ready == 0) continue;
+        std::lock_guard lock(receive_mutex_);
+        receive_queued();
     }
 }
 

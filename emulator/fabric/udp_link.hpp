@@ -32,18 +32,35 @@
 //       chooses (flow label, traffic class, hop limit, UDP checksum) are masked.
 // Received datagrams arrive on the bound UDP socket either way.
 //
-// Receiving: one thread polls every socket. A datagram is validated as the wire says
-// (parse_ib_packet, then the ICRC recomputed over the addresses and ports it arrived
-// with); anything malformed, of a wrong size or with a bad ICRC is counted and
+// Receiving. Datagrams are taken off the sockets in batches (recvmmsg, up to
+// kReceiveBatch per system call) by one receiver at a time, under one lock, so they
+// are handed over in the order they arrived. A datagram is validated as the wire says
+// (parse_ib_packet, then the ICRC recomputed in place over the addresses and ports it
+// arrived with); anything malformed, of a wrong size or with a bad ICRC is counted and
 // dropped, as a NIC drops a bad frame. Valid packets are copied into owned storage and
-// handed to the fabric on the link's thread (Fabric::send + drain), which delivers
+// handed to the fabric on the receiving thread (Fabric::send + drain), which delivers
 // them to the local port only; a received frame is never forwarded again.
+//
+// Who receives (docs/wire.md, "Receiving without a thread hand-off"):
+//   - the link's own thread, sleeping in ppoll() on every socket, by default: a
+//     consumer waiting for a CQ notification, the CM, a daemon;
+//   - a consumer's polling thread, through poll_inline(): in embedded mode the provider
+//     calls it whenever a poll of a CQ finds nothing (Fabric::poll_link), so the
+//     datagram that completes the consumer's request is received and delivered on the
+//     thread that waits for it, with no sleep and wake in between, as embedded mode
+//     already runs the device on the posting thread. While such polls keep coming (each
+//     one extends a hand-off window, `hand_off`), the link's thread stands back: it
+//     sleeps on its eventfd only, so datagrams do not wake it and it does not compete
+//     with the spinning consumers for the cores. When the window runs out without a
+//     poll, or stop_inline_polling() is called (a consumer arms a CQ to sleep), the
+//     thread takes over again at once. No thread ever busy-spins on a socket.
 //
 // Lost datagrams are what RC retransmission is for; a peer process that dies is seen
 // as the RC transport retry or CM timeout running out, as on a real network.
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <mutex>
@@ -70,7 +87,13 @@ class UdpLink {
         std::function<void(const cm::Message &)> cm;
     };
 
-    UdpLink(uint16_t port, Receiver receiver);
+    // Datagrams taken off a socket per recvmmsg call.
+    inline static constexpr unsigned kReceiveBatch = 32;
+    // How long the link's thread stands back after the last poll_inline().
+    inline static constexpr std::chrono::nanoseconds kDefaultHandOff =
+        std::chrono::microseconds(250);
+
+    UdpLink(uint16_t port, Receiver receiver, std::chrono::nanoseconds hand_off = kDefaultHandOff);
     ~UdpLink();  // stops the thread, closes every socket
     UdpLink(const UdpLink &) = delete;
     UdpLink &operator=(const UdpLink &) = delete;
@@ -86,12 +109,26 @@ class UdpLink {
     bool send(const Packet &packet);
     bool send_cm(const cm::Message &message);
 
+    // Receives and hands over, on the calling thread, every datagram queued on the
+    // link's sockets, without blocking: true if any arrived. Returns false at once if
+    // another thread is receiving (it hands over what is queued, in order). Opens or
+    // extends the hand-off window (see above). Must not be called while delivering a
+    // frame of this link (from a Receiver callback).
+    bool poll_inline();
+    // The consumer stops polling: the link's thread receives again from now on.
+    void stop_inline_polling();
+    // True while the link's thread stands back for inline polling (tests, diagnostics).
+    bool thread_stands_back() const { return parked_.load(std::memory_order_acquire); }
+
     uint16_t port() const { return port_; }
     // True if IPv4 frames leave through the raw socket (their ICRC verifies on the wire).
     bool sends_raw_ipv4() const { return raw_fd_ >= 0; }
     uint64_t sent() const { return sent_.load(std::memory_order_relaxed); }
     uint64_t received() const { return received_.load(std::memory_order_relaxed); }
     uint64_t dropped() const { return dropped_.load(std::memory_order_relaxed); }
+    // recvmmsg calls that returned datagrams: received() / receive_calls() is the mean
+    // batch.
+    uint64_t receive_calls() const { return receive_calls_.load(std::memory_order_relaxed); }
 
   private:
     struct Socket {
@@ -107,11 +144,16 @@ class UdpLink {
     // there is one, else its UDP payload through `fd`.
     bool send_frame(int fd, const wire::IpAddr &to, std::span<const uint8_t> frame);
     void run();
+    // With receive_mutex_ held: drains every socket in batches; returns the datagrams
+    // taken (valid or not).
+    size_t receive_queued();
     void handle_datagram(const Socket &socket, std::span<const uint8_t> bytes,
                          const wire::IpAddr &from, uint16_t from_port);
+    void wake_thread();
 
     const uint16_t port_;
     const Receiver receiver_;
+    const std::chrono::nanoseconds hand_off_;
     int wake_fd_ = -1;  // eventfd: the socket set changed, or stop
     int raw_fd_ = -1;   // IPv4 raw socket (IPPROTO_RAW) the frames leave through, or -1
     mutable std::mutex mutex_;
@@ -119,7 +161,19 @@ class UdpLink {
     std::atomic<uint32_t> version_{0};
     std::atomic<uint32_t> seen_version_{0};  // the socket set the thread polls
     std::atomic<bool> stopping_{false};
-    std::atomic<uint64_t> sent_{0}, received_{0}, dropped_{0};
+    std::atomic<uint64_t> sent_{0}, received_{0}, dropped_{0}, receive_calls_{0};
+
+    // One receiver at a time (the link's thread or an inline poller), so datagrams are
+    // delivered in arrival order. The receiver's socket list and batch buffers are
+    // guarded by it.
+    std::mutex receive_mutex_;
+    std::vector<Socket> receive_sockets_;
+    uint32_t receive_version_ = ~0u;
+    std::vector<uint8_t> batch_buffer_;  // kReceiveBatch slots of kMaxDatagram bytes
+    // End of the hand-off window (steady clock, ns since its epoch); 0 = none.
+    std::atomic<int64_t> inline_until_ns_{0};
+    std::atomic<bool> parked_{false};  // the thread waits on the eventfd only
+
     std::thread thread_;
 };
 

@@ -161,6 +161,17 @@ std::vector<std::uint8_t> frame_ib_packet(const PacketMeta &meta,
     return frame;
 }
 
+std::optional<std::uint32_t> ib_packet_icrc(const PacketMeta &meta,
+                                            std::span<const std::uint8_t> ib_packet) noexcept {
+    if (ib_packet.size() < kBthSize || meta.src_ip.is_v4() != meta.dst_ip.is_v4()) return {};
+    if (ib_packet.size() > kMaxFramePayload + kMaxIbHeaderSize) return {};
+    std::array<std::uint8_t, kEthernetHeaderSize + kIpv6HeaderSize + kUdpHeaderSize> outer{};
+    const std::size_t l3_size = l3_header_size(meta);
+    write_outer_headers(meta, ib_packet.size() + kIcrcSize, outer.data());
+    const std::uint8_t *l3 = outer.data() + kEthernetHeaderSize;
+    return compute_icrc({l3, l3_size}, {l3 + l3_size, kUdpHeaderSize}, ib_packet);
+}
+
 std::vector<std::uint8_t> serialize_frame(const PacketDescriptor &pkt) {
     std::vector<std::uint8_t> frame(frame_size(pkt));
     if (frame.empty()) return frame;

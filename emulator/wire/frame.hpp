@@ -16,6 +16,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -61,6 +62,13 @@ std::vector<std::uint8_t> serialize_frame(const PacketDescriptor &pkt);
 // ib_packet is shorter than a BTH or too large, or the address families differ.
 std::vector<std::uint8_t> frame_ib_packet(const PacketMeta &meta,
                                           std::span<const std::uint8_t> ib_packet);
+
+// The ICRC `ib_packet` (BTH first, up to and including the pad, no ICRC) carries when it
+// travels with the outer headers serialize_frame / frame_ib_packet write for `meta`,
+// computed in place without assembling a frame: what a receiver compares with the ICRC
+// that arrived. nullopt when frame_ib_packet would return an empty frame.
+std::optional<std::uint32_t> ib_packet_icrc(const PacketMeta &meta,
+                                            std::span<const std::uint8_t> ib_packet) noexcept;
 
 // Parses and validates a captured frame (Ethernet, optional one 802.1Q tag, IPv4 or IPv6
 // without extension headers, UDP dst 4791, ICRC) into `out`: BTH/extension fields and

@@ -56,6 +56,18 @@ class DeviceClient {
     // True when ring() does the device's work on the caller's thread.
     virtual bool runs_inline() const = 0;
 
+    // Network input driven by a polling consumer. The provider calls poll_network()
+    // when a poll of a CQ finds nothing: embedded, with a RoCEv2/UDP link
+    // (SOFTNDK_FABRIC=udp), it receives on the calling thread, without blocking, what
+    // the link has queued and runs the device on it, so the packet that completes a
+    // request is handled by the thread that waits for it, with no thread hand-off
+    // (Fabric::poll_link); true if anything arrived. The provider calls
+    // stop_polling_network() when the consumer is about to sleep instead (it arms a
+    // CQ): the link's own thread receives again at once. Elsewhere (daemon mode, no
+    // link) there is nothing to receive: false, and a no-op.
+    virtual bool poll_network() { return false; }
+    virtual void stop_polling_network() {}
+
     // Device removal: calls `on_removed` once, on a thread of the client's own, as soon
     // as the device is gone for good (daemon mode: the daemon died or closed the
     // session; from then on execute() returns STATUS_DEVICE_REMOVED). The callback must

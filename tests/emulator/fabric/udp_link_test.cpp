@@ -7,9 +7,12 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <array>
 #include <chrono>
 #include <cstring>
+#include <mutex>
 #include <thread>
+#include <vector>
 
 #include "driver.hpp"
 #include "wire/frame.hpp"
@@ -252,4 +255,175 @@ TEST_CASE("IPv4 frames leave through a raw socket unless SOFTNDK_FABRIC_RAW=off"
     } else {
         WARN("not root: whether CAP_NET_RAW is granted is not known here");
     }
+}
+
+namespace {
+
+// A stranger's socket on 127.0.0.1 that sends valid RoCEv2 datagrams to 127.0.0.2:port:
+// the ICRC covers the UDP source port, so the frame is built for the port it has.
+struct Sender {
+    explicit Sender(uint16_t link_port) : to_port(link_port) {
+        fd = ::socket(AF_INET, SOCK_DGRAM, 0);
+        REQUIRE(fd >= 0);
+        sockaddr_in at{};
+        at.sin_family = AF_INET;
+        ::inet_pton(AF_INET, "127.0.0.1", &at.sin_addr);
+        REQUIRE(::bind(fd, reinterpret_cast<::sockaddr *>(&at), sizeof at) == 0);
+        socklen_t length = sizeof at;
+        REQUIRE(::getsockname(fd, reinterpret_cast<::sockaddr *>(&at), &length) == 0);
+        from_port = ntohs(at.sin_port);
+    }
+    ~Sender() { ::close(fd); }
+    // A SEND_MIDDLE to QP 7 with PSN `psn` and `payload`.
+    void send(uint32_t psn, std::span<const uint8_t> payload) const {
+        wire::PacketDescriptor d{};
+        d.bth.opcode = wire::Opcode::kSendMiddle;
+        d.bth.dest_qp = 7;
+        d.bth.psn = psn;
+        d.meta.src_ip = ip("127.0.0.1");
+        d.meta.dst_ip = ip("127.0.0.2");
+        d.meta.udp_src_port = from_port;
+        d.meta.udp_dst_port = to_port;
+        d.payload = payload;
+        const std::vector<uint8_t> frame = wire::serialize_frame(d);
+        REQUIRE(!frame.empty());
+        const size_t skip =
+            wire::kEthernetHeaderSize + wire::kIpv4HeaderSize + wire::kUdpHeaderSize;
+        sockaddr_in to{};
+        to.sin_family = AF_INET;
+        to.sin_port = htons(to_port);
+        ::inet_pton(AF_INET, "127.0.0.2", &to.sin_addr);
+        REQUIRE(::sendto(fd, frame.data() + skip, frame.size() - skip, 0,
+                         reinterpret_cast<::sockaddr *>(&to),
+                         sizeof to) == static_cast<ssize_t>(frame.size() - skip));
+    }
+    int fd = -1;
+    uint16_t from_port = 0;
+    uint16_t to_port = 0;
+};
+
+// What a Receiver saw: each packet's PSN, payload and the thread that delivered it.
+struct Arrivals {
+    std::mutex mutex;
+    std::vector<uint32_t> psns;
+    std::vector<std::vector<uint8_t>> payloads;
+    std::vector<std::thread::id> threads;
+    size_t count() {
+        std::lock_guard lock(mutex);
+        return psns.size();
+    }
+    UdpLink::Receiver receiver() {
+        return UdpLink::Receiver{[this](Packet &&p) {
+                                     std::lock_guard lock(mutex);
+                                     psns.push_back(p.desc.bth.psn);
+                                     payloads.emplace_back(p.desc.payload.begin(),
+                                                           p.desc.payload.end());
+                                     threads.push_back(std::this_thread::get_id());
+                                 },
+                                 [](const cm::Message &) {}};
+    }
+};
+
+std::vector<uint8_t> pattern(uint32_t seed, size_t bytes) {
+    std::vector<uint8_t> v(bytes);
+    for (size_t i = 0; i < bytes; ++i)
+        v[i] = static_cast<uint8_t>(seed * 31 + i * 7);
+    return v;
+}
+
+// Opens the hand-off window and waits until the link's thread has stood back from its
+// sockets, so that only the calling thread receives.
+void stand_the_thread_back(UdpLink &link) {
+    CHECK_FALSE(link.poll_inline());  // nothing queued yet
+    REQUIRE(eventually([&] { return link.thread_stands_back(); }));
+}
+
+}  // namespace
+
+TEST_CASE("A polling thread receives inline, without the link's thread, and hands back",
+          "[fabric][udp][inline]") {
+    const uint16_t port = static_cast<uint16_t>(test_port() + 3);
+    Arrivals arrivals;
+    // A long hand-off window: a test thread descheduled for a while on a loaded machine
+    // must not see the link's thread take over.
+    UdpLink link(port, arrivals.receiver(), std::chrono::seconds(30));
+    const std::array<wire::IpAddr, 1> address{ip("127.0.0.2")};
+    REQUIRE(link.bind(1, address));
+    Sender sender(port);
+
+    stand_the_thread_back(link);
+    const std::vector<uint8_t> first = pattern(1, 256);
+    sender.send(100, first);
+    // The datagram waits in the socket for the polling thread; the link's thread does
+    // not wake for it.
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    CHECK(arrivals.count() == 0);
+    CHECK(link.thread_stands_back());
+    REQUIRE(link.poll_inline());
+    REQUIRE(arrivals.count() == 1);
+    CHECK(arrivals.threads[0] == std::this_thread::get_id());
+    CHECK(arrivals.psns[0] == 100);
+    CHECK(arrivals.payloads[0] == first);
+    CHECK_FALSE(link.poll_inline());  // nothing more
+
+    // The consumer goes to sleep (arms a CQ): the link's thread receives again at once,
+    // long before the window would have run out.
+    link.stop_inline_polling();
+    REQUIRE(eventually([&] { return !link.thread_stands_back(); }));
+    const std::vector<uint8_t> second = pattern(2, 512);
+    sender.send(101, second);
+    REQUIRE(eventually([&] { return arrivals.count() == 2; }));
+    CHECK(arrivals.threads[1] != std::this_thread::get_id());
+    CHECK(arrivals.payloads[1] == second);
+    CHECK(link.dropped() == 0);
+}
+
+TEST_CASE("A batch of datagrams is received in few calls, intact and in order",
+          "[fabric][udp][inline]") {
+    const uint16_t port = static_cast<uint16_t>(test_port() + 4);
+    Arrivals arrivals;
+    UdpLink link(port, arrivals.receiver(), std::chrono::seconds(30));
+    const std::array<wire::IpAddr, 1> address{ip("127.0.0.2")};
+    REQUIRE(link.bind(1, address));
+    Sender sender(port);
+    stand_the_thread_back(link);
+
+    // 40 datagrams of 4 KiB (an MTU each) queue up while nobody receives; one poll
+    // takes them all, kReceiveBatch per system call.
+    constexpr uint32_t kCount = 40;
+    for (uint32_t i = 0; i < kCount; ++i)
+        sender.send(1000 + i, pattern(i, 4096));
+    const uint64_t calls_before = link.receive_calls();
+    REQUIRE(link.poll_inline());
+    REQUIRE(arrivals.count() == kCount);
+    const uint64_t calls = link.receive_calls() - calls_before;
+    CHECK(calls == (kCount + UdpLink::kReceiveBatch - 1) / UdpLink::kReceiveBatch);
+    for (uint32_t i = 0; i < kCount; ++i) {
+        CHECK(arrivals.psns[i] == 1000 + i);
+        CHECK(arrivals.payloads[i] == pattern(i, 4096));
+        CHECK(arrivals.threads[i] == std::this_thread::get_id());
+    }
+    CHECK(link.received() == kCount);
+    CHECK(link.dropped() == 0);
+}
+
+TEST_CASE("Bad datagrams in a batch are dropped one by one and the good ones around them arrive",
+          "[fabric][udp][inline]") {
+    const uint16_t port = static_cast<uint16_t>(test_port() + 5);
+    Arrivals arrivals;
+    UdpLink link(port, arrivals.receiver(), std::chrono::seconds(30));
+    const std::array<wire::IpAddr, 1> address{ip("127.0.0.2")};
+    REQUIRE(link.bind(1, address));
+    Sender sender(port);
+    stand_the_thread_back(link);
+
+    sender.send(1, pattern(1, 64));
+    const uint8_t junk[5] = {0x04, 1, 2, 3, 4};  // shorter than a BTH + ICRC
+    send_raw(port, junk, sizeof junk);
+    sender.send(2, pattern(2, 64));
+    REQUIRE(link.poll_inline());
+    REQUIRE(arrivals.count() == 2);
+    CHECK(arrivals.psns == std::vector<uint32_t>{1, 2});
+    CHECK(link.received() == 3);
+    CHECK(link.dropped() == 1);
 }
