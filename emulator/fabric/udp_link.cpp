@@ -3,6 +3,7 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
@@ -112,13 +113,34 @@ thread_local const UdpLink *tls_receiving = nullptr;
 
 }  // namespace
 
+// recvmmsg's vectors, set up once: slot i receives into buffer[i * kMaxDatagram ...].
+struct UdpLink::Batch {
+    std::vector<uint8_t> buffer = std::vector<uint8_t>(size_t{kReceiveBatch} * kMaxDatagram);
+    std::array<mmsghdr, kReceiveBatch> headers{};
+    std::array<iovec, kReceiveBatch> vectors{};
+    std::array<sockaddr_storage, kReceiveBatch> sources{};
+    Batch() {
+        for (size_t i = 0; i < kReceiveBatch; ++i) {
+            vectors[i] = {buffer.data() + i * kMaxDatagram, kMaxDatagram};
+            headers[i].msg_hdr.msg_name = &sources[i];
+            headers[i].msg_hdr.msg_iov = &vectors[i];
+            headers[i].msg_hdr.msg_iovlen = 1;
+        }
+    }
+};
+
 UdpLink::UdpLink(uint16_t port, Receiver receiver, std::chrono::nanoseconds hand_off)
     : port_(port),
       receiver_(std::move(receiver)),
       hand_off_(hand_off),
-      batch_buffer_(size_t{kReceiveBatch} * kMaxDatagram) {
+      batch_(std::make_unique<Batch>()) {
     wake_fd_ = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
     if (wake_fd_ < 0) throw std::runtime_error(std::string("eventfd: ") + std::strerror(errno));
+    ready_fd_ = ::epoll_create1(EPOLL_CLOEXEC);
+    if (ready_fd_ < 0) {
+        ::close(wake_fd_);
+        throw std::runtime_error(std::string("epoll_create1: ") + std::strerror(errno));
+    }
     // IPv4 frames go out through a raw socket, so that the IP header the ICRC covers
     // is ours (udp_link.hpp). Without CAP_NET_RAW, the UDP sockets.
     const char *raw = std::getenv("SOFTNDK_FABRIC_RAW");
@@ -148,6 +170,7 @@ UdpLink::~UdpLink() {
     for (const Socket &s : sockets_)
         ::close(s.fd);
     if (raw_fd_ >= 0) ::close(raw_fd_);
+    ::close(ready_fd_);
     ::close(wake_fd_);
 }
 
@@ -175,6 +198,10 @@ bool UdpLink::bind(uint32_t vport, std::span<const wire::IpAddr> addresses) {
             if (::setsockopt(fd, SOL_SOCKET, force, &buffer_bytes, sizeof buffer_bytes) != 0)
                 ::setsockopt(fd, SOL_SOCKET, plain, &buffer_bytes, sizeof buffer_bytes);
         }
+        epoll_event event{};
+        event.events = EPOLLIN;
+        event.data.fd = fd;
+        ::epoll_ctl(ready_fd_, EPOLL_CTL_ADD, fd, &event);
         bound.push_back(Socket{vport, ip, fd});
         log().info("RoCEv2/UDP: vport {} on {}:{}", vport, ip_text(ip), port_);
     }
@@ -217,8 +244,10 @@ void UdpLink::unbind(uint32_t vport) {
         std::this_thread::yield();
     }
     if (tls_receiving != this) std::lock_guard receiving(receive_mutex_);
-    for (int fd : retired)
+    for (int fd : retired) {
+        ::epoll_ctl(ready_fd_, EPOLL_CTL_DEL, fd, nullptr);
         ::close(fd);
+    }
 }
 
 int UdpLink::socket_for(const wire::IpAddr &address) const {
@@ -366,47 +395,58 @@ void UdpLink::handle_datagram(const Socket &socket, std::span<const uint8_t> byt
     receiver_.packet(std::move(packet));
 }
 
-size_t UdpLink::receive_queued() {
+size_t UdpLink::drain_socket(const Socket &s) {
+    auto &headers = batch_->headers;
+    auto &sources = batch_->sources;
+    auto &buffer = batch_->buffer;
+    size_t taken = 0;
+    for (;;) {  // everything queued on this socket
+        for (mmsghdr &m : headers)
+            m.msg_hdr.msg_namelen = sizeof(sockaddr_storage);  // the kernel shortens it
+        const int n = ::recvmmsg(s.fd, headers.data(), kReceiveBatch, MSG_DONTWAIT, nullptr);
+        if (n <= 0) break;
+        wire_acquire();
+        receive_calls_.fetch_add(1, std::memory_order_relaxed);
+        taken += static_cast<size_t>(n);
+        for (int i = 0; i < n; ++i) {
+            const mmsghdr &m = headers[static_cast<size_t>(i)];
+            uint16_t from_port = 0;
+            const wire::IpAddr from_ip = from_sockaddr(sources[static_cast<size_t>(i)], from_port);
+            if ((m.msg_hdr.msg_flags & MSG_TRUNC) != 0) {
+                received_.fetch_add(1, std::memory_order_relaxed);
+                dropped_.fetch_add(1, std::memory_order_relaxed);
+                continue;
+            }
+            handle_datagram(s, {buffer.data() + size_t(i) * kMaxDatagram, m.msg_len}, from_ip,
+                            from_port);
+        }
+        if (static_cast<unsigned>(n) < kReceiveBatch) break;  // the queue is empty
+    }
+    return taken;
+}
+
+size_t UdpLink::receive_queued(bool ready_only) {
     const uint32_t v = version_.load(std::memory_order_acquire);
     if (v != receive_version_) {
         std::lock_guard lock(mutex_);
         receive_sockets_ = sockets_;
         receive_version_ = v;
     }
-    std::array<mmsghdr, kReceiveBatch> messages{};
-    std::array<iovec, kReceiveBatch> vectors{};
-    std::array<sockaddr_storage, kReceiveBatch> sources{};
     size_t taken = 0;
     const UdpLink *outer = std::exchange(tls_receiving, this);
-    for (const Socket &s : receive_sockets_) {
-        for (;;) {  // everything queued on this socket
-            for (unsigned i = 0; i < kReceiveBatch; ++i) {
-                vectors[i] = {batch_buffer_.data() + size_t{i} * kMaxDatagram, kMaxDatagram};
-                messages[i].msg_hdr = msghdr{};
-                messages[i].msg_hdr.msg_name = &sources[i];
-                messages[i].msg_hdr.msg_namelen = sizeof sources[i];
-                messages[i].msg_hdr.msg_iov = &vectors[i];
-                messages[i].msg_hdr.msg_iovlen = 1;
+    if (ready_only) {
+        // One system call tells which sockets have datagrams (an inline poll mostly
+        // finds none: one epoll_wait, not a recvmmsg per socket).
+        std::array<epoll_event, 8> ready{};
+        const int n = ::epoll_wait(ready_fd_, ready.data(), static_cast<int>(ready.size()), 0);
+        for (int i = 0; i < n; ++i) {
+            for (const Socket &s : receive_sockets_) {
+                if (s.fd == ready[static_cast<size_t>(i)].data.fd) taken += drain_socket(s);
             }
-            const int n = ::recvmmsg(s.fd, messages.data(), kReceiveBatch, MSG_DONTWAIT, nullptr);
-            if (n <= 0) break;
-            wire_acquire();
-            receive_calls_.fetch_add(1, std::memory_order_relaxed);
-            taken += static_cast<size_t>(n);
-            for (int i = 0; i < n; ++i) {
-                uint16_t from_port = 0;
-                const wire::IpAddr from_ip = from_sockaddr(sources[i], from_port);
-                if ((messages[i].msg_hdr.msg_flags & MSG_TRUNC) != 0) {
-                    received_.fetch_add(1, std::memory_order_relaxed);
-                    dropped_.fetch_add(1, std::memory_order_relaxed);
-                    continue;
-                }
-                handle_datagram(
-                    s, {batch_buffer_.data() + size_t(i) * kMaxDatagram, messages[i].msg_len},
-                    from_ip, from_port);
-            }
-            if (static_cast<unsigned>(n) < kReceiveBatch) break;  // the queue is empty
         }
+    } else {
+        for (const Socket &s : receive_sockets_)
+            taken += drain_socket(s);
     }
     tls_receiving = outer;
     return taken;
@@ -422,7 +462,7 @@ bool UdpLink::poll_inline() {
     if (tls_receiving == this) return false;  // inside a delivery of this link
     std::unique_lock lock(receive_mutex_, std::try_to_lock);
     if (!lock.owns_lock()) return false;
-    return receive_queued() > 0;
+    return receive_queued(true) > 0;
 }
 
 void UdpLink::stop_inline_polling() {
@@ -476,7 +516,7 @@ void UdpLink::run() {
         }
         if (stand_back || ready == 0) continue;
         std::lock_guard lock(receive_mutex_);
-        receive_queued();
+        receive_queued(false);
     }
 }
 

@@ -63,6 +63,7 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <span>
 #include <thread>
@@ -144,9 +145,10 @@ class UdpLink {
     // there is one, else its UDP payload through `fd`.
     bool send_frame(int fd, const wire::IpAddr &to, std::span<const uint8_t> frame);
     void run();
-    // With receive_mutex_ held: drains every socket in batches; returns the datagrams
-    // taken (valid or not).
-    size_t receive_queued();
+    // With receive_mutex_ held: drains every socket in batches (ready_only: those the
+    // epoll set reports ready); returns the datagrams taken (valid or not).
+    size_t receive_queued(bool ready_only);
+    size_t drain_socket(const Socket &socket);
     void handle_datagram(const Socket &socket, std::span<const uint8_t> bytes,
                          const wire::IpAddr &from, uint16_t from_port);
     void wake_thread();
@@ -154,8 +156,9 @@ class UdpLink {
     const uint16_t port_;
     const Receiver receiver_;
     const std::chrono::nanoseconds hand_off_;
-    int wake_fd_ = -1;  // eventfd: the socket set changed, or stop
-    int raw_fd_ = -1;   // IPv4 raw socket (IPPROTO_RAW) the frames leave through, or -1
+    int wake_fd_ = -1;   // eventfd: the socket set changed, or stop
+    int ready_fd_ = -1;  // epoll set of every bound socket, for inline polls
+    int raw_fd_ = -1;    // IPv4 raw socket (IPPROTO_RAW) the frames leave through, or -1
     mutable std::mutex mutex_;
     std::vector<Socket> sockets_;
     std::atomic<uint32_t> version_{0};
@@ -169,7 +172,8 @@ class UdpLink {
     std::mutex receive_mutex_;
     std::vector<Socket> receive_sockets_;
     uint32_t receive_version_ = ~0u;
-    std::vector<uint8_t> batch_buffer_;  // kReceiveBatch slots of kMaxDatagram bytes
+    struct Batch;                   // recvmmsg's headers and buffers (udp_link.cpp)
+    std::unique_ptr<Batch> batch_;  // kReceiveBatch slots
     // End of the hand-off window (steady clock, ns since its epoch); 0 = none.
     std::atomic<int64_t> inline_until_ns_{0};
     std::atomic<bool> parked_{false};  // the thread waits on the eventfd only
