@@ -427,3 +427,50 @@ TEST_CASE("Bad datagrams in a batch are dropped one by one and the good ones aro
     CHECK(link.received() == 3);
     CHECK(link.dropped() == 1);
 }
+
+// As the provider does in embedded mode: the consumer's thread polls the fabric's link
+// whenever its CQ is empty, while the links' threads receive too whenever it stops (the
+// default hand-off window is short). Data and completions stay intact and in order
+// whichever thread receives, and nothing is lost to the hand-overs.
+TEST_CASE("A consumer that polls the link inline moves data over RoCEv2/UDP with the link's thread",
+          "[fabric][udp][inline]") {
+    UdpPair p(static_cast<uint16_t>(test_port() + 6));
+    p.connect();
+    Buffer src(1 << 20), dst(1 << 20, 0), back(1 << 20, 0);
+    for (size_t i = 0; i < src.size(); ++i)
+        src.data()[i] = static_cast<uint8_t>(i * 5 + 3);
+    auto m_src = p.a->register_mr(p.pd_a, src.data(), src.size());
+    auto m_dst = p.b->register_mr(p.pd_b, dst.data(), dst.size());
+    auto m_back = p.a->register_mr(p.pd_a, back.data(), back.size());
+    auto complete = [&](CqHandle &cq, bool pause) {
+        const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+        hw::Cqe cqe{};
+        while (std::chrono::steady_clock::now() < give_up) {
+            if (Driver::poll(cq, cqe)) return cqe.syndrome == hw::Syndrome::kSuccess;
+            p.fabric_a->poll_link();
+            p.fabric_b->poll_link();
+            // Now and then the consumer stops polling for longer than the window.
+            if (pause) std::this_thread::sleep_for(std::chrono::microseconds(400));
+        }
+        return false;
+    };
+    for (int round = 0; round < 4; ++round) {
+        SendOptions write;
+        write.remote_address = dst.addr();
+        write.remote_token = m_dst.token;
+        p.a->post_send(*p.qp_a, hw::WqeOpcode::kRdmaWrite, {{src.addr(), 1u << 20, m_src.token}},
+                       write);
+        REQUIRE(complete(*p.cq_a, round % 2 == 1));
+        SendOptions read;
+        read.remote_address = dst.addr();
+        read.remote_token = m_dst.token;
+        p.a->post_send(*p.qp_a, hw::WqeOpcode::kRdmaRead, {{back.addr(), 1u << 20, m_back.token}},
+                       read);
+        REQUIRE(complete(*p.cq_a, round % 2 == 0));
+        CHECK(std::memcmp(src.data(), dst.data(), src.size()) == 0);
+        CHECK(std::memcmp(src.data(), back.data(), src.size()) == 0);
+        std::memset(dst.data(), 0, dst.size());
+    }
+    CHECK(p.fabric_a->udp_link()->dropped() == 0);
+    CHECK(p.fabric_b->udp_link()->dropped() == 0);
+}
