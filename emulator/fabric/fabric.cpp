@@ -222,6 +222,15 @@ void Fabric::deliver(Packet &packet, bool local_only) {
         return;
     }
     packet.desc.meta.dst_vport = vport;  // 0 when it leaves the process
+    if (packet.is_run() && leaves && !drop_set_.load(std::memory_order_acquire) &&
+        !capturing_.load(std::memory_order_acquire)) {
+        // Nothing here looks at single packets: the link sends the run's datagrams with
+        // few system calls (UdpLink::send_run), the same datagrams as split one by one.
+        if (!udp_->send_run(packet))
+            logger(Component::kFabric)
+                .debug("no UDP socket for a run from its source address, dropped");
+        return;
+    }
     if (packet.is_run() &&
         (leaves || !port->accepts_runs() || drop_set_.load(std::memory_order_acquire) ||
          capturing_.load(std::memory_order_acquire))) {

@@ -276,6 +276,7 @@ bool UdpLink::send_to(int fd, const wire::IpAddr &to, uint16_t port,
         return true;
     }
     sent_.fetch_add(1, std::memory_order_relaxed);
+    send_calls_.fetch_add(1, std::memory_order_relaxed);
     return true;
 }
 
@@ -288,6 +289,66 @@ bool UdpLink::send_frame(int fd, const wire::IpAddr &to, std::span<const uint8_t
     const size_t l3 = v4 ? wire::kIpv4HeaderSize : wire::kIpv6HeaderSize;
     const size_t skip = wire::kEthernetHeaderSize + l3 + wire::kUdpHeaderSize;
     return send_to(fd, to, port_, frame.subspan(skip));
+}
+
+bool UdpLink::send_run(const Packet &run) {
+    const int fd = socket_for(run.desc.meta.src_ip);
+    if (fd < 0) return false;
+    const wire::IpAddr &to = run.desc.meta.dst_ip;
+    const auto count = static_cast<uint32_t>(run.run.size());
+    // What of each frame goes to the kernel: from the IP header through the raw socket,
+    // the UDP payload through the UDP socket (send_frame).
+    const bool raw = to.is_v4() && raw_fd_ >= 0;
+    const size_t skip =
+        wire::kEthernetHeaderSize +
+        (raw ? 0
+             : (to.is_v4() ? wire::kIpv4HeaderSize : wire::kIpv6HeaderSize) + wire::kUdpHeaderSize);
+    thread_local std::vector<uint8_t> buffer;
+    thread_local std::vector<size_t> offsets;
+    thread_local std::vector<iovec> vectors;
+    thread_local std::vector<mmsghdr> headers;
+    offsets.assign(count + 1, 0);
+    std::vector<wire::PacketDescriptor> packets(count);
+    for (uint32_t k = 0; k < count; ++k) {
+        packets[k] = run.run_packet(k);
+        packets[k].meta.udp_src_port = port_;
+        packets[k].meta.udp_dst_port = port_;
+        const size_t bytes = wire::frame_size(packets[k]);
+        if (bytes <= skip) return false;
+        offsets[k + 1] = offsets[k] + bytes;
+    }
+    if (buffer.size() < offsets[count]) buffer.resize(offsets[count]);
+    vectors.resize(count);
+    headers.assign(count, mmsghdr{});
+    socklen_t length = 0;
+    sockaddr_storage destination = to_sockaddr(to, raw ? 0 : port_, length);
+    for (uint32_t k = 0; k < count; ++k) {
+        const std::span<uint8_t> frame(buffer.data() + offsets[k], offsets[k + 1] - offsets[k]);
+        if (wire::serialize_frame(packets[k], frame).status != wire::WireStatus::kOk) return false;
+        if (run.icrc_corrupt) frame.back() ^= 0xff;
+        vectors[k] = {frame.data() + skip, frame.size() - skip};
+        headers[k].msg_hdr.msg_name = &destination;
+        headers[k].msg_hdr.msg_namelen = length;
+        headers[k].msg_hdr.msg_iov = &vectors[k];
+        headers[k].msg_hdr.msg_iovlen = 1;
+    }
+    wire_release();
+    const int out = raw ? raw_fd_ : fd;
+    for (uint32_t k = 0; k < count;) {
+        const int n =
+            ::sendmmsg(out, headers.data() + k, std::min(count - k, kSendBatch), MSG_NOSIGNAL);
+        if (n <= 0) {
+            // This datagram is lost, as one sendto() failure is (send_to); go on.
+            log().debug("RoCEv2: send to {} failed: {}", ip_text(to), std::strerror(errno));
+            dropped_.fetch_add(1, std::memory_order_relaxed);
+            ++k;
+            continue;
+        }
+        sent_.fetch_add(static_cast<uint64_t>(n), std::memory_order_relaxed);
+        send_calls_.fetch_add(1, std::memory_order_relaxed);
+        k += static_cast<uint32_t>(n);
+    }
+    return true;
 }
 
 bool UdpLink::send(const Packet &packet) {

@@ -108,6 +108,13 @@ class UdpLink {
     // Send one frame from the socket bound to its source address. False if there is no
     // such socket or the frame cannot be serialised; a send error is logged and dropped.
     bool send(const Packet &packet);
+    // Sends every packet of a run (Packet::run) as its own datagram, in PSN order, the
+    // same datagrams send() would send for split_run's packets, but serialised into one
+    // buffer and handed to the kernel kSendBatch at a time (sendmmsg). False if there is
+    // no socket for the source address or a packet cannot be serialised (nothing sent);
+    // a datagram the kernel refuses counts as dropped and the rest still go.
+    bool send_run(const Packet &run);
+    inline static constexpr unsigned kSendBatch = 64;
     bool send_cm(const cm::Message &message);
 
     // Receives and hands over, on the calling thread, every datagram queued on the
@@ -130,6 +137,9 @@ class UdpLink {
     // recvmmsg calls that returned datagrams: received() / receive_calls() is the mean
     // batch.
     uint64_t receive_calls() const { return receive_calls_.load(std::memory_order_relaxed); }
+    // System calls that sent datagrams (sendto, sendmmsg): sent() / send_calls() is the
+    // mean batch.
+    uint64_t send_calls() const { return send_calls_.load(std::memory_order_relaxed); }
 
   private:
     struct Socket {
@@ -164,7 +174,7 @@ class UdpLink {
     std::atomic<uint32_t> version_{0};
     std::atomic<uint32_t> seen_version_{0};  // the socket set the thread polls
     std::atomic<bool> stopping_{false};
-    std::atomic<uint64_t> sent_{0}, received_{0}, dropped_{0}, receive_calls_{0};
+    std::atomic<uint64_t> sent_{0}, received_{0}, dropped_{0}, receive_calls_{0}, send_calls_{0};
 
     // One receiver at a time (the link's thread or an inline poller), so datagrams are
     // delivered in arrival order. The receiver's socket list and batch buffers are

@@ -130,6 +130,9 @@ TEST_CASE("Adapters on two fabrics connect and move data over RoCEv2/UDP", "[fab
     REQUIRE(write_done);
     CHECK(write_done->syndrome == hw::Syndrome::kSuccess);
     CHECK(std::memcmp(src.data(), dst.data(), src.size()) == 0);
+    // The WRITE's 1024 packets left as runs, many datagrams per system call
+    // (UdpLink::send_run), not one sendto each.
+    CHECK(p.fabric_a->udp_link()->send_calls() * 8 < p.fabric_a->udp_link()->sent());
 
     p.a->post_recv(*p.qp_a, {{rx.addr(), 4096, m_rx.token}});
     p.b->post_send(*p.qp_b, hw::WqeOpcode::kSend, {{msg.addr(), 3000, m_msg.token}});
@@ -306,6 +309,7 @@ struct Sender {
 struct Arrivals {
     std::mutex mutex;
     std::vector<uint32_t> psns;
+    std::vector<wire::Opcode> opcodes;
     std::vector<std::vector<uint8_t>> payloads;
     std::vector<std::thread::id> threads;
     size_t count() {
@@ -316,6 +320,7 @@ struct Arrivals {
         return UdpLink::Receiver{[this](Packet &&p) {
                                      std::lock_guard lock(mutex);
                                      psns.push_back(p.desc.bth.psn);
+                                     opcodes.push_back(p.desc.bth.opcode);
                                      payloads.emplace_back(p.desc.payload.begin(),
                                                            p.desc.payload.end());
                                      threads.push_back(std::this_thread::get_id());
@@ -473,4 +478,49 @@ TEST_CASE("A consumer that polls the link inline moves data over RoCEv2/UDP with
     }
     CHECK(p.fabric_a->udp_link()->dropped() == 0);
     CHECK(p.fabric_b->udp_link()->dropped() == 0);
+}
+
+TEST_CASE("A run leaves as its packets' datagrams, in order, with one system call",
+          "[fabric][udp][run]") {
+    const uint16_t port = static_cast<uint16_t>(test_port() + 7);
+    Arrivals arrivals;
+    UdpLink receiver(port, arrivals.receiver(), std::chrono::seconds(30));
+    UdpLink sender(port, UdpLink::Receiver{});
+    const std::array<wire::IpAddr, 1> to{ip("127.0.0.2")}, from{ip("127.0.0.1")};
+    REQUIRE(receiver.bind(1, to));
+    REQUIRE(sender.bind(1, from));
+    stand_the_thread_back(receiver);
+
+    // A SEND of 4500 bytes at MTU 1024 as one run: FIRST, 3 x MIDDLE, LAST (404 bytes).
+    const std::vector<uint8_t> message = pattern(9, 4500);
+    Packet run;
+    run.desc.bth.opcode = wire::Opcode::kSendFirst;
+    run.desc.bth.dest_qp = 7;
+    run.desc.bth.psn = 0xFFFFFE;  // the PSNs wrap inside the run
+    run.desc.meta.src_ip = ip("127.0.0.1");
+    run.desc.meta.dst_ip = ip("127.0.0.2");
+    run.desc.payload = message;
+    run.run.resize(5);
+    run.run_last_opcode = wire::Opcode::kSendLast;
+    run.run_mtu = 1024;
+    REQUIRE(sender.send_run(run));
+    CHECK(sender.sent() == 5);
+    CHECK(sender.send_calls() == 1);
+
+    REQUIRE(eventually([&] {
+        receiver.poll_inline();
+        return arrivals.count() == 5;
+    }));
+    const std::vector<uint32_t> psns{0xFFFFFE, 0xFFFFFF, 0, 1, 2};
+    CHECK(arrivals.psns == psns);
+    const std::vector<wire::Opcode> opcodes{wire::Opcode::kSendFirst, wire::Opcode::kSendMiddle,
+                                            wire::Opcode::kSendMiddle, wire::Opcode::kSendMiddle,
+                                            wire::Opcode::kSendLast};
+    CHECK(arrivals.opcodes == opcodes);
+    std::vector<uint8_t> joined;
+    for (const auto &payload : arrivals.payloads)
+        joined.insert(joined.end(), payload.begin(), payload.end());
+    CHECK(joined == message);
+    CHECK(arrivals.payloads.back().size() == 4500 - 4 * 1024);
+    CHECK(receiver.dropped() == 0);  // every ICRC verified
 }
