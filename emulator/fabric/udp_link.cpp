@@ -495,9 +495,10 @@ size_t UdpLink::receive_queued(bool ready_only) {
     }
     size_t taken = 0;
     const UdpLink *outer = std::exchange(tls_receiving, this);
-    if (ready_only) {
+    if (ready_only && receive_sockets_.size() > 1) {
         // One system call tells which sockets have datagrams (an inline poll mostly
-        // finds none: one epoll_wait, not a recvmmsg per socket).
+        // finds none: one epoll_wait, not a recvmmsg per socket). With one socket, its
+        // recvmmsg is that call.
         std::array<epoll_event, 8> ready{};
         const int n = ::epoll_wait(ready_fd_, ready.data(), static_cast<int>(ready.size()), 0);
         for (int i = 0; i < n; ++i) {

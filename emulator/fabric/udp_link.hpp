@@ -156,7 +156,7 @@ class UdpLink {
     bool send_frame(int fd, const wire::IpAddr &to, std::span<const uint8_t> frame);
     void run();
     // With receive_mutex_ held: drains every socket in batches (ready_only: those the
-    // epoll set reports ready); returns the datagrams taken (valid or not).
+    // epoll set reports ready, or the only one); returns the datagrams taken (valid or not).
     size_t receive_queued(bool ready_only);
     size_t drain_socket(const Socket &socket);
     void handle_datagram(const Socket &socket, std::span<const uint8_t> bytes,
