@@ -221,7 +221,10 @@ ULONG Cq::poll(Result *results, ULONG n, uint64_t *times) {
     // (DeviceClient::poll_network; embedded over SOFTNDK_FABRIC=udp, the completion's
     // packet is handled here, without waking the link's thread). Not in simulated time,
     // where the link is not simulated (docs/simulation.md) and a poll lets time pass.
-    if (got == 0 && held_until == 0 && !sim::attached() && adapter()->poll_network())
+    // Nor on an armed CQ: its consumer is about to sleep on the notification (the poll
+    // after an arm that closes the race), and the link's thread must stay in charge.
+    if (got == 0 && held_until == 0 && !sim::attached() &&
+        armed_.load(std::memory_order_acquire) == -1 && adapter()->poll_network())
         got = poll_ring(results, n, times, held_until);
     if (got == 0 && sim::attached()) {
         // Simulated time: a poll that finds nothing costs the host kPollNs, and one that
