@@ -92,7 +92,7 @@ class UdpLink {
     inline static constexpr unsigned kReceiveBatch = 32;
     // How long the link's thread stands back after the last poll_inline().
     inline static constexpr std::chrono::nanoseconds kDefaultHandOff =
-        std::chrono::microseconds(250);
+        std::chrono::microseconds(20);
 
     UdpLink(uint16_t port, Receiver receiver, std::chrono::nanoseconds hand_off = kDefaultHandOff);
     ~UdpLink();  // stops the thread, closes every socket
