@@ -135,13 +135,17 @@ uint32_t Device::next_start_psn(uint32_t qp_number) {
     return ((s ^ (qp_number * 0x85ebca6bu)) * 0xc2b2ae35u >> 8) & wire::kPsnMask;
 }
 
-void Device::transmit(Qp &qp, Packet &&packet, uint64_t ready_ns) {
-    auto &d = packet.desc;
+void Device::address(const Qp &qp, wire::PacketDescriptor &d) const {
     d.bth.dest_qp = qp.path.remote_qpn;
     d.meta.src_vport = vport_;
     d.meta.src_ip = qp.path.local_ip;
     d.meta.dst_ip = qp.path.remote_ip;
     d.meta.udp_src_port = qp.path.udp_source_port;
+}
+
+void Device::transmit(Qp &qp, Packet &&packet, uint64_t ready_ns) {
+    auto &d = packet.desc;
+    address(qp, d);
     const uint64_t bytes = d.info().header_len + d.payload.size() + d.pad_bytes() + wire::kIcrcSize;
     const bool loopback = owns_address(qp.path.remote_ip);
     qp.tx_ns = std::max(qp.tx_ns, timing_.transmit(ready_ns, bytes, loopback));
@@ -157,11 +161,7 @@ bool Device::coalescing() const {
 
 void Device::transmit_run(Qp &qp, Packet &&run) {
     auto &d = run.desc;
-    d.bth.dest_qp = qp.path.remote_qpn;
-    d.meta.src_vport = vport_;
-    d.meta.src_ip = qp.path.local_ip;
-    d.meta.dst_ip = qp.path.remote_ip;
-    d.meta.udp_src_port = qp.path.udp_source_port;
+    address(qp, d);
     const bool loopback = owns_address(qp.path.remote_ip);
     const auto n = static_cast<uint32_t>(run.run.size());
     {

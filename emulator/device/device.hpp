@@ -294,6 +294,8 @@ class Device final : public Port {
     // Device::receive past the fault hooks: the packet goes to its QP's engine.
     void deliver_to_qp(Packet &packet);
     void deliver_run_to_qp(Packet &run);
+    // Addresses a packet of `qp` to its peer: destination QP, ports, IPs, UDP source port.
+    void address(const Qp &qp, wire::PacketDescriptor &d) const;
     // transmit()'s second half, for a packet whose time is set: trace, log, faults, fabric.
     void send_timed(Qp &qp, Packet &&packet);
     void progress_loop();
