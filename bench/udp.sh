@@ -23,18 +23,13 @@ LAT_ITERS=${LAT_ITERS:-10000}
 BW_ITERS=${BW_ITERS:-1000}
 [ -x "$SOFTNDK" ] || { echo "no $SOFTNDK: cmake --build $BUILD --target softndk" >&2; exit 1; }
 
-# "v1 v2 v3" -> median, and "median (min-max)" with PREC decimals
+# stat3 ("median (min-max)") is bench/run.sh's, from bench/lib.sh.
+# shellcheck source=bench/lib.sh
+. "$(dirname "$0")/lib.sh"
+# "v1 v2 v3" -> their median as a plain number ("nan" if none), for the ratios below
 median() { echo "$*" | tr ' ' '\n' | grep -E '^[0-9.]+$' | sort -g |
   awk '{a[NR]=$1} END { if (NR == 0) { print "nan"; exit }
     print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
-stat3() {
-  local prec=$1; shift
-  echo "$*" | tr ' ' '\n' | grep -E '^[0-9.eE+-]+$' | sort -g |
-    awk -v p="$prec" '{a[NR]=$1} END {
-      if (NR == 0) { print "n/a"; exit }
-      m = (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2
-      printf "%.*f (%.*f-%.*f)", p, m, p, a[1], p, a[NR] }'
-}
 
 # One two-process perftest run over UDP; prints the client's result row.
 pair() {  # test args...
