@@ -12,14 +12,18 @@ uint64_t Timeline::reserve(uint64_t arrival, uint64_t occupancy) {
     busy_total_ += occupancy;
     // The common case: the host runs requests roughly in model-time order, so a
     // request usually arrives after everything booked.
-    if (count_ == 0 || arrival >= at(count_ - 1).end) {
-        if (count_ != 0 && at(count_ - 1).end == arrival) {
-            at(count_ - 1).end = arrival + occupancy;
-        } else {
-            insert(count_, Interval{arrival, arrival + occupancy});
-        }
-        return arrival;
+    if (count_ != 0 && last_end_ == arrival) {
+        at(count_ - 1).end = arrival + occupancy;
+        last_end_ = arrival + occupancy;
+    } else if (count_ == 0 || arrival > last_end_) {
+        insert(count_, Interval{arrival, arrival + occupancy});
+    } else {
+        return book_late(arrival, occupancy);
     }
+    return arrival;
+}
+
+uint64_t Timeline::book_late(uint64_t arrival, uint64_t occupancy) {
     // First interval that ends after the arrival: the gaps before it are in the past.
     // A branchless binary search (the halving compiles to conditional moves): where a
     // late request lands is unpredictable, and mispredicted branches cost more than
@@ -52,6 +56,7 @@ uint64_t Timeline::reserve(uint64_t arrival, uint64_t occupancy) {
     } else {
         insert(i, Interval{start, end});
     }
+    last_end_ = count_ == 0 ? 0 : at(count_ - 1).end;
     return start;
 }
 
@@ -74,6 +79,7 @@ void Timeline::insert(size_t index, Interval interval) {
         std::memmove(&at(index + 1), &at(index), (count_ - index) * sizeof(Interval));
     at(index) = interval;
     ++count_;
+    if (index + 1 == count_) last_end_ = interval.end;
 }
 
 void Timeline::erase(size_t index) {
@@ -82,7 +88,7 @@ void Timeline::erase(size_t index) {
 }
 
 uint64_t Timeline::busy_until() const {
-    return count_ == 0 ? 0 : at(count_ - 1).end;
+    return count_ == 0 ? 0 : last_end_;
 }
 
 uint64_t Timeline::busy_total() const {
