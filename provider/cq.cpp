@@ -215,6 +215,20 @@ ULONG Cq::flush_removed(Result *results, ULONG n, uint64_t *times) {
 template <class Result>
 ULONG Cq::poll(Result *results, ULONG n, uint64_t *times) {
     sim::yield("NdkGetCqResults");  // an NDK call: a control transfer point (sim.hpp)
+    // Fast path: the last poll held back the CQE at the ring's head, and it is still not
+    // due. Only a poll takes CQEs, so it is still at the head; this is what poll_ring()
+    // would find, and HostClock::poll moves the consumer's clock the same. Not in
+    // simulated time, where a poll that finds nothing waits (below).
+    if (const uint64_t held = held_until_.load(std::memory_order_acquire);
+        held != 0 && !sim::attached()) {
+        HostClock &clock = adapter()->clock();
+        if (!clock.reached(held)) return 0;
+        uint32_t empty = empty_polls_.load(std::memory_order_relaxed);
+        const bool due = clock.poll(held, true, empty);
+        empty_polls_.store(empty, std::memory_order_relaxed);
+        if (!due) return 0;
+        clock.observe(held);  // due: poll_ring() takes it
+    }
     uint64_t held_until = 0;
     ULONG got = poll_ring(results, n, times, held_until);
     // Nothing yet: receive what the network brought on this thread, then look again
@@ -247,9 +261,10 @@ ULONG Cq::poll_ring(Result *results, ULONG n, uint64_t *times, uint64_t &held_un
     // Paced mode: a CQE is not returned before its completion time. Functional mode: see
     // HostClock::poll (model_time.hpp).
     held_back_ = false;
+    uint32_t empty = empty_polls_.load(std::memory_order_relaxed);
     while (got < n && ring_.peek(cqe)) {
         if (!clock.reached(cqe.completion_time_ns) ||
-            !clock.poll(cqe.completion_time_ns, got == 0, empty_polls_)) {
+            !clock.poll(cqe.completion_time_ns, got == 0, empty)) {
             held_back_ = true;
             held_until = cqe.completion_time_ns;
             break;
@@ -310,6 +325,10 @@ ULONG Cq::poll_ring(Result *results, ULONG n, uint64_t *times, uint64_t &held_un
                         cqe.qp_number, static_cast<uint32_t>(r.Status),
                         static_cast<unsigned>(cqe.syndrome), cqe.vendor_syndrome);
     }
+    empty_polls_.store(empty, std::memory_order_relaxed);
+    // The head's CQE is held back only if it was the first looked at (a later one waits
+    // behind completions this poll returned, and the next poll may take it at once).
+    held_until_.store(got == 0 ? held_until : 0, std::memory_order_release);
     if (took) ring_.publish_consumer();
     // The device wrote its last CQE: what it left outstanding completes here, after
     // everything it did complete (a CQE not due yet keeps its place before them).
@@ -354,6 +373,7 @@ NTSTATUS Cq::resize(ULONG depth) {
     memory_ = memory;
     memory_bytes_ = response.memory.bytes;
     ring_ = *ring;
+    held_until_.store(0, std::memory_order_release);  // the next poll looks at the new ring
     doorbell_ = reinterpret_cast<hw::CqDoorbell *>(static_cast<std::byte *>(memory) +
                                                    response.layout.doorbell_offset);
     depth_.store(depth, std::memory_order_relaxed);

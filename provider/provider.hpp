@@ -294,8 +294,15 @@ class Cq : public Embedded<NDK_CQ>, public Object {
     std::atomic<ULONG> depth_;  // CqDepth as last set (moderation: "count > depth")
     // Serialises poll with bind/unbind of QPs, and poll and arm with resize.
     std::mutex poll_mutex_;
-    uint32_t empty_polls_ = 0;  // HostClock::poll: polls in a row that found nothing due
-    bool held_back_ = false;    // the last poll left CQEs that were not due yet
+    // HostClock::poll: polls in a row that found nothing due. Polls only (the consumer
+    // serialises them), but atomic: the fast path below reads it without poll_mutex_.
+    std::atomic<uint32_t> empty_polls_{0};
+    bool held_back_ = false;  // the last poll left CQEs that were not due yet
+    // The completion time of the CQE the last poll held back at the ring's head (0:
+    // none), for poll()'s fast path: in a wait for a completion not due yet, most polls
+    // only find that it still is not, which needs neither the lock nor the ring. Set
+    // and cleared under poll_mutex_ (poll_ring, resize).
+    std::atomic<uint64_t> held_until_{0};
     std::unordered_map<uint32_t, Qp *> qps_;
     // Arm merging (ndkpi-api.md 7.3): -1 = not armed.
     std::atomic<int> armed_{-1};

@@ -1,6 +1,7 @@
 #include "time/model.hpp"
 
 #include <algorithm>
+#include <bit>
 
 #include "trace/hooks.hpp"
 
@@ -39,8 +40,11 @@ TimingModel::TimingModel(const CostModel &cost, uint64_t origin_ns)
     : cost_(cost),
       origin_ns_(origin_ns),
       enabled_(!cost.ideal()),
-      send_units_(std::max<uint32_t>(cost.processing_units, 1)),
-      receive_units_(std::max<uint32_t>(cost.processing_units, 1)),
+      tlp_bytes_(std::max<uint64_t>(cost.pcie_tlp_bytes, 1)),
+      tlp_shift_(std::has_single_bit(tlp_bytes_) ? std::countr_zero(tlp_bytes_) : -1),
+      unit_count_(std::max<uint32_t>(cost.processing_units, 1)),
+      send_units_(unit_count_),
+      receive_units_(unit_count_),
       qpc_(cost.qpc_cache_entries),
       mpt_(cost.mpt_cache_entries),
       mtt_(cost.mtt_cache_entries) {}
@@ -54,8 +58,12 @@ uint64_t TimingModel::at_ns(uint64_t at_ps) const {
 }
 
 uint64_t TimingModel::pcie_occupancy(uint64_t bytes) const {
-    const uint64_t tlp = std::max<uint64_t>(cost_.pcie_tlp_bytes, 1);
-    const uint64_t tlps = std::max<uint64_t>((bytes + tlp - 1) / tlp, 1);
+    // TLP sizes are powers of two on real PCIe (every profile's is): a shift, not a
+    // division, on every DMA the model books.
+    const uint64_t tlps =
+        std::max<uint64_t>(tlp_shift_ >= 0 ? (bytes + tlp_bytes_ - 1) >> tlp_shift_
+                                           : (bytes + tlp_bytes_ - 1) / tlp_bytes_,
+                           1);
     return (bytes + tlps * cost_.pcie_tlp_overhead) * cost_.pcie_ps_per_byte;  // ps
 }
 
@@ -111,7 +119,7 @@ uint64_t TimingModel::process(std::vector<Timeline> &units, uint32_t qp, uint64_
     for (uint64_t p = 0; p < lookup.mtt_pages; ++p)
         fetch(mtt_, lookup.mtt_first + p, kMttEntryBytes);
     const uint64_t busy = ps(ns) + stall;
-    return at_ns(units[qp % units.size()].reserve(at_ps(t), busy) + busy);
+    return at_ns(units[qp % unit_count_].reserve(at_ps(t), busy) + busy);
 }
 
 uint64_t TimingModel::transmit(uint64_t t, uint64_t transport_bytes, bool loopback) {
@@ -125,8 +133,13 @@ uint64_t TimingModel::transmit_locked(uint64_t t, uint64_t transport_bytes, bool
     uint64_t at =
         tx_pipeline_.reserve(at_ps(t), ps(cost_.pipeline_packet_ns)) + ps(cost_.tx_pipeline_ns);
     if (loopback || cost_.link_mbps == 0) return at_ns(at);
-    // bits / (Mb/s) = us; * 1e6 = ps.
-    const uint64_t serialise = wire_bytes(cost_, transport_bytes) * 8 * 1000000 / cost_.link_mbps;
+    // bits / (Mb/s) = us; * 1e6 = ps. A division per packet: the last size's answer is
+    // kept, as a message's packets mostly share a size.
+    if (transport_bytes != serialised_bytes_) {
+        serialised_bytes_ = transport_bytes;
+        serialise_ps_ = wire_bytes(cost_, transport_bytes) * 8 * 1000000 / cost_.link_mbps;
+    }
+    const uint64_t serialise = serialise_ps_;
     at = link_.reserve(at, serialise) + serialise;
     return at_ns(at) + cost_.propagation_ns + cost_.switch_ns;
 }

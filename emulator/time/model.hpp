@@ -153,7 +153,12 @@ class TimingModel {
     const CostModel cost_;
     const uint64_t origin_ns_;
     const bool enabled_;
-    mutable SpinLock lock_;  // guards every timeline and cache below
+    const uint64_t tlp_bytes_;                // cost_.pcie_tlp_bytes, at least 1
+    const int tlp_shift_;                     // log2(tlp_bytes_) if a power of two, else -1
+    const uint32_t unit_count_;               // processing units of each kind
+    mutable SpinLock lock_;                   // guards every timeline and cache below
+    uint64_t serialised_bytes_ = UINT64_MAX;  // transmit_locked(): the last size priced,
+    uint64_t serialise_ps_ = 0;               // and its serialisation on the link
     Timeline mmio_;
     Timeline dma_read_;
     Timeline dma_write_;
