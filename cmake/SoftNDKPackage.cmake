@@ -19,7 +19,7 @@
 #                                are there to read and copy: emulator/device/CMakeLists.txt)
 #
 # The shared libraries are the static ones linked whole (SONAME lib<name>.so.<major>), so
-# both variants hold the same objects; spdlog, fmt, inih and zlib stay private dependencies of
+# both variants hold the same objects; spdlog, fmt, inih and libdeflate stay private dependencies of
 # the shared libraries (DT_NEEDED), and a consumer links nothing but SoftNDK. Only one
 # variant may go into one program: each holds the runtime's process-wide state.
 #
@@ -75,10 +75,10 @@ target_include_directories(softndk_driver_main_shared PRIVATE ${PROJECT_SOURCE_D
 set(_targets softndk_headers softndk_wdk_shared softndk_ndk_shared softndk_driver_main_shared)
 if(SOFTNDK_INSTALL_STATIC)
   # The static archives and everything they link, in their own export set (loaded by
-  # `find_package(SoftNDK COMPONENTS static)`, which also finds spdlog, fmt, Boost and
-  # zlib): exported with their link dependencies only - the internal include directories
-  # are $<BUILD_INTERFACE> paths, and the *_static targets reach the archives through
-  # $<LINK_ONLY>.
+  # `find_package(SoftNDK COMPONENTS static)`, which also finds spdlog, fmt and Boost;
+  # inih and libdeflate are linked by name): exported with their link dependencies only -
+  # the internal include directories are $<BUILD_INTERFACE> paths, and the *_static
+  # targets reach the archives through $<LINK_ONLY>.
   add_library(softndk_ndk_static INTERFACE)
   # The provider reaches the emulator through a build-tree expression; named here.
   target_link_libraries(softndk_ndk_static INTERFACE softndk_headers Threads::Threads

@@ -12,7 +12,7 @@ packages=(
   libboost1.81-dev   # Boost.Asio 1.26; Boost 1.74's Asio does not build as C++20 with g++ 12
   libspdlog-dev libfmt-dev libcli11-dev
   catch2             # v2, run through CTest
-  zlib1g-dev         # crc32() for the RoCEv2 ICRC (emulator/wire)
+  libdeflate-dev     # libdeflate_crc32() for the RoCEv2 ICRC (emulator/wire)
   libinih-dev        # INI parser of profiles and SOFTNDK_CONFIG (emulator/device/ini.cpp)
   tshark             # tests: captures (SOFTNDK_PCAP, softndk trace) decode with 0 malformed frames
   chromium           # tests: `softndk trace --html` renders in headless Chromium
