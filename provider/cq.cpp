@@ -223,11 +223,13 @@ ULONG Cq::poll(Result *results, ULONG n, uint64_t *times) {
         held != 0 && !sim::attached()) {
         HostClock &clock = adapter()->clock();
         if (!clock.reached(held)) return 0;
+        // HostClock::poll changes nothing but `empty` when it says yes, so poll_ring()
+        // asks again with the same count, gets the same yes, and takes the CQE.
         uint32_t empty = empty_polls_.load(std::memory_order_relaxed);
-        const bool due = clock.poll(held, true, empty);
-        empty_polls_.store(empty, std::memory_order_relaxed);
-        if (!due) return 0;
-        clock.observe(held);  // due: poll_ring() takes it
+        if (!clock.poll(held, true, empty)) {
+            empty_polls_.store(empty, std::memory_order_relaxed);
+            return 0;
+        }
     }
     uint64_t held_until = 0;
     ULONG got = poll_ring(results, n, times, held_until);

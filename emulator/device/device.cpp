@@ -346,30 +346,39 @@ void Device::deliver_run_to_qp(Packet &run) {
 }
 
 void Device::deliver_to_qp(Packet &packet) {
-    const uint64_t arrived = timing_.receive(packet.time_ns);  // out of the RX pipeline
-    clock_.observe(arrived);
     counters_.add(Counter::rcvd_pkts);
-    tracing::packet_rx(*this, packet, arrived);
     auto qp = find_qp(packet.desc.bth.dest_qp);
-    if (!qp) {
-        tracing::packet_drop(*this, packet, arrived);
-        counters_.add(Counter::dropped_pkts);
-        return;
+    std::unique_lock<std::mutex> lock;
+    bool accepting = false;
+    if (qp) {
+        lock = std::unique_lock(qp->mutex);
+        accepting = !qp->destroyed && (qp->state == QpState::kRtr || qp->state == QpState::kRts) &&
+                    packet.desc.meta.src_ip == qp->path.remote_ip;
     }
-    std::lock_guard lock(qp->mutex);
-    const bool accepting = !qp->destroyed &&
-                           (qp->state == QpState::kRtr || qp->state == QpState::kRts) &&
-                           packet.desc.meta.src_ip == qp->path.remote_ip;
-    if (!accepting) {
-        tracing::packet_drop(*this, packet, arrived);
-        counters_.add(Counter::dropped_pkts);
-        return;
-    }
-    qp->now_ns = arrived;
-    if (packet.desc.info().is_request) {
-        rc::responder_receive(*qp, packet.desc);
+    // Out of the RX pipeline; for a packet its QP takes, on into the QP's receive unit in
+    // the same step (the completer's unit works only in RTS, completer_receive()).
+    const bool request = packet.desc.info().is_request;
+    const bool to_unit = accepting && (request || qp->state == QpState::kRts);
+    time::TimingModel::Received at{};
+    if (to_unit) {
+        at = timing_.receive_into_unit(
+            qp->number, packet.time_ns, cost().pu_packet_ns,
+            request ? rc::responder_lookup(*qp, packet.desc) : time::CacheLookup{});
     } else {
-        rc::completer_receive(*qp, packet.desc);
+        at.arrived = timing_.receive(packet.time_ns);
+    }
+    clock_.observe(at.arrived);
+    tracing::packet_rx(*this, packet, at.arrived);
+    if (!accepting) {
+        tracing::packet_drop(*this, packet, at.arrived);
+        counters_.add(Counter::dropped_pkts);
+        return;
+    }
+    qp->now_ns = to_unit ? at.processed : at.arrived;
+    if (request) {
+        rc::responder_receive(*qp, packet.desc, to_unit);
+    } else {
+        rc::completer_receive(*qp, packet.desc, to_unit);
     }
 }
 

@@ -158,10 +158,12 @@ void on_ack(Qp &qp, const wire::PacketDescriptor &packet) {
 
 }  // namespace
 
-void completer_receive(Qp &qp, const wire::PacketDescriptor &packet) {
+void completer_receive(Qp &qp, const wire::PacketDescriptor &packet, bool unit_booked) {
     if (qp.state != QpState::kRts) return;
-    qp.now_ns =
-        qp.device.timing().receive_unit(qp.number, qp.now_ns, qp.device.cost().pu_packet_ns);
+    if (!unit_booked) {
+        qp.now_ns =
+            qp.device.timing().receive_unit(qp.number, qp.now_ns, qp.device.cost().pu_packet_ns);
+    }
     const auto family = packet.info().family;
     if (family == wire::OpFamily::kReadResponse) {
         on_read_response(qp, packet);

@@ -34,12 +34,18 @@ void requester_progress(Qp &qp);
 void requester_rewind(Qp &qp, uint32_t psn);
 
 // ---- responder.cpp
-// One request packet (of a run: one of its packets, Packet::run_packet).
-void responder_receive(Qp &qp, const wire::PacketDescriptor &packet);
+// One request packet (of a run: one of its packets, Packet::run_packet). `unit_booked`:
+// the caller booked the QP's receive unit for it already (TimingModel::
+// receive_into_unit with responder_lookup()) and set qp.now_ns to when it is done.
+void responder_receive(Qp &qp, const wire::PacketDescriptor &packet, bool unit_booked = false);
+// The cache entries the receive unit looks up for a request packet: the QP context, and
+// for a packet of an RDMA WRITE or READ the target's MPT and MTT entries.
+time::CacheLookup responder_lookup(const Qp &qp, const wire::PacketDescriptor &packet);
 
 // ---- completer.cpp
 // One response or ACK packet (of a run: one of its packets).
-void completer_receive(Qp &qp, const wire::PacketDescriptor &packet);
+// `unit_booked`: as for responder_receive (the completer looks up the QP context only).
+void completer_receive(Qp &qp, const wire::PacketDescriptor &packet, bool unit_booked = false);
 // Retire WQEs at the head of the SQ that are finished, in order.
 void complete_in_order(Qp &qp);
 // Timer expiry (RNR wait over, ACK timeout); `now` is real time.

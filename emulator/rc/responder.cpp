@@ -218,7 +218,20 @@ bool length_ok(const wire::PacketDescriptor &d, uint32_t mtu) {
 
 }  // namespace
 
-void responder_receive(Qp &qp, const wire::PacketDescriptor &d) {
+time::CacheLookup responder_lookup(const Qp &qp, const wire::PacketDescriptor &d) {
+    const Responder &s = qp.resp;
+    const auto &info = d.info();
+    if ((info.ext & wire::kExtReth) != 0) {
+        return time::TimingModel::access(
+            d.reth.rkey, d.reth.va,
+            info.family == OpFamily::kReadRequest ? d.reth.dma_length : d.payload.size());
+    }
+    if (s.in_progress == Responder::Message::kWrite && s.target_mpt != 0)
+        return time::TimingModel::access(s.target_mpt << 8, s.target_va, d.payload.size());
+    return {};
+}
+
+void responder_receive(Qp &qp, const wire::PacketDescriptor &d, bool unit_booked) {
     Responder &s = qp.resp;
     auto &dev = qp.device;
     const auto &info = d.info();
@@ -226,15 +239,10 @@ void responder_receive(Qp &qp, const wire::PacketDescriptor &d) {
 
     // The QP's processing unit takes the packet, with the QP context and, for a packet
     // of an RDMA WRITE or READ, the target's MPT and MTT entries (a miss stalls it).
-    time::TimingModel::Lookup lookup;
-    if ((info.ext & wire::kExtReth) != 0) {
-        lookup = time::TimingModel::access(
-            d.reth.rkey, d.reth.va,
-            info.family == OpFamily::kReadRequest ? d.reth.dma_length : d.payload.size());
-    } else if (s.in_progress == Responder::Message::kWrite && s.target_mpt != 0) {
-        lookup = time::TimingModel::access(s.target_mpt << 8, s.target_va, d.payload.size());
+    if (!unit_booked) {
+        qp.now_ns = dev.timing().receive_unit(qp.number, qp.now_ns, dev.cost().pu_packet_ns,
+                                              responder_lookup(qp, d));
     }
-    qp.now_ns = dev.timing().receive_unit(qp.number, qp.now_ns, dev.cost().pu_packet_ns, lookup);
 
     // 1. PSN
     switch (wire::classify_request_psn(s.epsn, psn)) {

@@ -109,6 +109,11 @@ uint64_t TimingModel::process(std::vector<Timeline> &units, uint32_t qp, uint64_
                               const Lookup &lookup) {
     if (!enabled_) return t;
     std::lock_guard lock(lock_);
+    return process_locked(units, qp, t, ns, lookup);
+}
+
+uint64_t TimingModel::process_locked(std::vector<Timeline> &units, uint32_t qp, uint64_t t,
+                                     uint32_t ns, const Lookup &lookup) {
     const uint64_t miss = cost_.cache_miss_ns != 0 ? cost_.cache_miss_ns : cost_.dma_read_ns;
     uint64_t stall = 0;  // ps
     auto fetch = [&](LruCache &cache, uint64_t key, uint64_t entry_bytes) {
@@ -148,6 +153,14 @@ uint64_t TimingModel::receive(uint64_t t) {
     if (!enabled_) return t;
     std::lock_guard lock(lock_);
     return receive_locked(t);
+}
+
+TimingModel::Received TimingModel::receive_into_unit(uint32_t qp, uint64_t t, uint32_t ns,
+                                                     const Lookup &lookup) {
+    if (!enabled_) return {t, t};
+    std::lock_guard lock(lock_);
+    const uint64_t arrived = receive_locked(t);
+    return {arrived, process_locked(receive_units_, qp, arrived, ns, lookup)};
 }
 
 uint64_t TimingModel::receive_locked(uint64_t t) {

@@ -109,6 +109,15 @@ class TimingModel {
     uint64_t transmit(uint64_t t, uint64_t transport_bytes, bool loopback);
     // A packet that arrived at `t` leaves the RX pipeline.
     uint64_t receive(uint64_t t);
+    // receive(t), then receive_unit() of the packet from there, under one hold of the
+    // lock (a locked instruction per step is most of what the model costs the host): a
+    // packet that reaches a QP which takes it. Returns when it left the RX pipeline and
+    // when the unit is done with it.
+    struct Received {
+        uint64_t arrived;
+        uint64_t processed;
+    };
+    Received receive_into_unit(uint32_t qp, uint64_t t, uint32_t ns, const Lookup &lookup = {});
 
     // Several steps under one hold of the model's lock, for the packets of a run
     // (fabric.hpp, Packet::run): the same bookings, in the same order, as calling the
@@ -149,6 +158,8 @@ class TimingModel {
     uint64_t at_ns(uint64_t at_ps) const;  // and back
     uint64_t process(std::vector<Timeline> &units, uint32_t qp, uint64_t t, uint32_t ns,
                      const Lookup &lookup);
+    uint64_t process_locked(std::vector<Timeline> &units, uint32_t qp, uint64_t t, uint32_t ns,
+                            const Lookup &lookup);
 
     const CostModel cost_;
     const uint64_t origin_ns_;

@@ -6,6 +6,21 @@
 
 namespace softndk::emu::time {
 
+inline void Timeline::append(Interval interval) {
+    // insert(count_, interval), without the moves a booking inside the window needs.
+    if (count_ == kHistory) {  // forget the oldest
+        forgotten_until_ = std::max(forgotten_until_, at(0).end);
+        ++first_;
+        --count_;
+    }
+    if (first_ + count_ == busy_.size()) {  // the window reached the end: back to the front
+        std::memmove(busy_.data(), &at(0), count_ * sizeof(Interval));
+        first_ = 0;
+    }
+    at(count_++) = interval;
+    last_end_ = interval.end;
+}
+
 uint64_t Timeline::reserve(uint64_t arrival, uint64_t occupancy) {
     if (occupancy == 0) return arrival;
     arrival = std::max(arrival, forgotten_until_);
@@ -16,7 +31,7 @@ uint64_t Timeline::reserve(uint64_t arrival, uint64_t occupancy) {
         at(count_ - 1).end = arrival + occupancy;
         last_end_ = arrival + occupancy;
     } else if (count_ == 0 || arrival > last_end_) {
-        insert(count_, Interval{arrival, arrival + occupancy});
+        append(Interval{arrival, arrival + occupancy});
     } else {
         return book_late(arrival, occupancy);
     }

@@ -79,6 +79,7 @@ class alignas(64) Timeline {
     Interval &at(size_t i) { return busy_[first_ + i]; }
     const Interval &at(size_t i) const { return busy_[first_ + i]; }
     void insert(size_t index, Interval interval);  // before at(index); forgets the oldest if full
+    void append(Interval interval);                // insert(count_, interval)
     void erase(size_t index);
     uint64_t book_late(uint64_t arrival, uint64_t occupancy);  // reserve() before last_end_
 
