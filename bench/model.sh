@@ -68,4 +68,13 @@ for w in "-t write --lat -s 8 -n 20000" "-t send --lat -s 8 -n 20000" "-t read -
   printf "%-52s %-12s %-12s %-8s %s\n" "$w" "$paced" "$model" "$(ratio "$paced" "$model")" "$verdict"
 done
 echo "(t_typical; wall = SOFTNDK_TIME=paced measured with the wall clock, model = --clock model)"
+# The ends of a paced ping-pong run on two threads, and the device state both ends'
+# engines share crosses between their cores on every message: the paced figures follow
+# this machine's cache-line round trip, which on a VM moves with the vCPUs' placement.
+rtt=$BUILD_DIR/bench/softndk_cacheline_rtt
+[ -x "$rtt" ] || timeout 300 cmake --build "$BUILD_DIR" --target softndk_cacheline_rtt >/dev/null 2>&1
+if [ -x "$rtt" ]; then
+  echo "(cache-line round trip between two cores, just after: $(timeout 60 "$rtt" --runs 5 |
+    awk '$1 == "rtt_ns" { printf "%s ns (%s-%s)", $2, $3, $4 }'); bench/limits/cacheline_rtt.cpp)"
+fi
 

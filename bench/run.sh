@@ -85,6 +85,10 @@ memcpy_figure() {  # hot|cold -> "MEDIAN (MIN-MAX)" GB/s
     awk -v k="$1" '$1 == k && NF == 6 { printf "%.2f (%.2f-%.2f)\n", $4, $5, $6; f = 1 }
       END { if (!f) print "n/a" }' "$memcpy_log"
 }
+rtt=$BUILD_DIR/bench/softndk_cacheline_rtt
+[ -x "$rtt" ] || timeout 300 cmake --build "$BUILD_DIR" --target softndk_cacheline_rtt >/dev/null 2>&1
+CACHELINE_RTT=$( { [ -x "$rtt" ] && timeout 60 "$rtt" --runs 5; } 2>/dev/null |
+    awk '$1 == "rtt_ns" { printf "%s ns (%s-%s)", $2, $3, $4; f = 1 } END { if (!f) print "n/a" }')
 MEMCPY_HOT=$(memcpy_figure hot)
 MEMCPY_COLD=$(memcpy_figure cold)
 if commit=$(git rev-parse --short HEAD 2>/dev/null); then
@@ -98,6 +102,7 @@ echo "# cpu: ${cpu:-unknown}; $(nproc) cores online; kernel $(uname -r); load $(
 echo "# commit $commit; $("$softndk" --version | tr '\n' ' ')"
 echo "# memcpy limit (bench/limits/memcpy_bw.cpp, at least 3 runs), one thread, 1 MiB copies: hot $MEMCPY_HOT GB/s, cold $MEMCPY_COLD GB/s"
 echo "#   ($(sed -n 's/^# memcpy_bw: //p' "$memcpy_log"))"
+echo "# cache-line round trip between two cores (bench/limits/cacheline_rtt.cpp): $CACHELINE_RTT"
 echo "# figures: MEDIAN (MIN-MAX) over REPS runs; [1p] both ends in one process, [2p] two processes"
 
 declare -A R  # R[key] = "MEDIAN (MIN-MAX)"
