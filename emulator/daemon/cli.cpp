@@ -112,8 +112,9 @@ void add_rnic_options(CLI::App &app, RnicCommandLine &command_line) {
                    "trace, debug, info, warn, error or off (default: SOFTNDK_LOG_LEVEL, else warn)")
         ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "off"}));
     app.add_option("--spin-us", command_line.spin_us,
-                   "microseconds the device thread polls before it sleeps (0 = never spin)")
-        ->check(CLI::Range(0u, 100000u));
+                   "microseconds the device thread polls before it sleeps (0 = never spin; "
+                   "default: 25 while the CPUs outnumber the consumer processes, else 0)")
+        ->check(CLI::Range(0, 100000));
     app.add_option("--quota", command_line.quotas,
                    "KEY=N (repeatable): per-consumer limit on pds (256), cqs (1024), qps "
                    "(1024), srqs (256), mrs (16384), mws (16384), listeners (256, with shared "
@@ -217,7 +218,10 @@ int run_rnic(const RnicCommandLine &command_line) {
             return 2;
         }
     }
-    options.spin = std::chrono::microseconds(command_line.spin_us);
+    if (command_line.spin_us >= 0) {
+        options.spin = std::chrono::microseconds(command_line.spin_us);
+        options.spin_policy = DoorbellThread::SpinPolicy::kAlways;
+    }
     for (const auto &quota : command_line.quotas) {
         if (!apply_quota(quota, options.quota, options.limits, error)) {
             std::fprintf(stderr, "softndk rnic: %s\n", error.c_str());

@@ -35,7 +35,7 @@ struct RnicCommandLine {
     bool detach = false;    // --detach/--background: return once listening, print the pid
     int ready_fd = -1;      // --ready-fd N: write "READY=1\n" to N once listening; -1 = none
     std::string log_level;  // --log-level; "" = SOFTNDK_LOG_LEVEL, else warn
-    unsigned spin_us = 25;
+    int spin_us = -1;       // --spin-us; -1 = not given: 25 us while a core is to spare
     // --quota KEY=N, repeatable: server.hpp apply_quota (per-consumer object quotas and
     // the daemon's session/mapping limits).
     std::vector<std::string> quotas;

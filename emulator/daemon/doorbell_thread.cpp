@@ -41,7 +41,19 @@ struct futex_waitv waiter(hw::CacheLineU32 &word) {
 
 }  // namespace
 
-DoorbellThread::DoorbellThread(std::chrono::nanoseconds spin) : spin_(spin) {
+namespace {
+unsigned usable_cpus() {
+    cpu_set_t set;
+    if (::sched_getaffinity(0, sizeof set, &set) != 0) return 1;
+    return static_cast<unsigned>(std::max(CPU_COUNT(&set), 1));
+}
+}  // namespace
+
+DoorbellThread::DoorbellThread(std::chrono::nanoseconds spin, SpinPolicy policy, unsigned cpus)
+    : spin_(spin),
+      policy_(policy),
+      cpus_(cpus != 0 ? cpus : usable_cpus()),
+      spin_budget_ns_(spin.count()) {
     thread_ = std::thread([this] { run(); });
 }
 
@@ -90,12 +102,29 @@ void DoorbellThread::run() {
     std::vector<std::shared_ptr<const Entry>> local;
     std::vector<struct futex_waitv> waiters;
     uint32_t seen = ~0u;
+    std::chrono::nanoseconds spin = spin_;
     auto refresh = [&] {
         const uint32_t v = version_.load(std::memory_order_acquire);
         if (v == seen) return;
         std::lock_guard lock(mutex_);
         seen = v;
         local = entries_;
+        if (policy_ == SpinPolicy::kSpareCore) {
+            std::vector<uint32_t> processes;
+            uint32_t unknown = 0;
+            for (const auto &e : local) {
+                if (e->process_id == 0)
+                    ++unknown;
+                else
+                    processes.push_back(e->process_id);
+            }
+            std::sort(processes.begin(), processes.end());
+            const size_t consumers =
+                unknown + static_cast<size_t>(std::unique(processes.begin(), processes.end()) -
+                                              processes.begin());
+            spin = cpus_ > consumers ? spin_ : std::chrono::nanoseconds(0);
+        }
+        spin_budget_ns_.store(spin.count(), std::memory_order_relaxed);
     };
     // One pass: service every context with a bit set. True if any had work.
     auto pass = [&] {
@@ -115,16 +144,16 @@ void DoorbellThread::run() {
     while (!stopping_.load(std::memory_order_acquire)) {
         refresh();
         if (pass()) continue;
-        // Spin: poll for more work for up to spin_ (yielding now and then).
+        // Spin: poll for more work for up to `spin` (yielding now and then).
         bool found = false;
-        if (spin_.count() > 0) {
+        if (spin.count() > 0) {
             const auto start = std::chrono::steady_clock::now();
             for (uint32_t i = 1; !found; ++i) {
                 cpu_relax();
                 found = changed() || std::any_of(local.begin(), local.end(),
                                                  [](const auto &e) { return pending(*e); });
                 if ((i & 255) == 0) {
-                    if (std::chrono::steady_clock::now() - start >= spin_) break;
+                    if (std::chrono::steady_clock::now() - start >= spin) break;
                     ::sched_yield();
                 }
             }

@@ -9,7 +9,8 @@
 //   loop:  service every context whose bitmaps have a bit set
 //          nothing found -> poll for up to `spin` (cpu_relax, sched_yield every 256
 //          polls: never more busy threads than cores, and a client sharing this
-//          vCPU gets to run)
+//          vCPU gets to run); with SpinPolicy::kSpareCore only while the CPUs
+//          outnumber the consumer processes attached (see SpinPolicy)
 //          still nothing -> announce_sleep() on EVERY context's device_sleeping
 //          (and on its control word, which add/remove/stop poke), fence, re-check every bitmap,
 //          then futex_waitv(all words == 1); cancel_sleep() on all of them when woken
@@ -42,9 +43,21 @@ namespace softndk::emu::daemon {
 
 class DoorbellThread {
   public:
+    // When the thread may spin. Consumers poll busily (perftest, NDK drivers in a
+    // completion loop): one spinning thread per consumer process is the rule, not the
+    // exception. A device thread that spins beside them on a machine with no core to
+    // spare takes one from a consumer, and every message then waits for the scheduler
+    // to hand a core back: on 2 CPUs with two consumers, 8 B ib_write_lat through the
+    // daemon took 8.2 us one way with 25 us of spinning and 3.8 us with none (a
+    // FUTEX_WAKE per doorbell instead; docs/daemon.md).
+    enum class SpinPolicy {
+        kAlways,     // spin `spin` after the last work, whatever the load
+        kSpareCore,  // only while cpus > the distinct consumer processes attached
+    };
     struct Entry {
         std::shared_ptr<Device> device;
         uint32_t context = 0;
+        uint32_t process_id = 0;  // the consumer's pid (0 = unknown: a process of its own)
         std::shared_ptr<const Mapping> control;  // this context's ContextControlPage
         hw::ContextControlPage *page() const {
             return reinterpret_cast<hw::ContextControlPage *>(control->data());
@@ -52,13 +65,20 @@ class DoorbellThread {
     };
 
     // spin: how long to poll after the last work before sleeping (0 = never spin).
-    explicit DoorbellThread(std::chrono::nanoseconds spin);
+    // cpus: the CPUs to weigh kSpareCore against (0 = those this process may run on).
+    explicit DoorbellThread(std::chrono::nanoseconds spin, SpinPolicy policy = SpinPolicy::kAlways,
+                            unsigned cpus = 0);
     ~DoorbellThread();  // stops and joins
 
     void add(std::shared_ptr<const Entry> entry);
     void remove(const Entry *entry);
 
     size_t contexts() const;
+    // The spin budget the thread applies now: `spin`, or 0 while kSpareCore finds no
+    // core to spare. Follows add() and remove() once the thread has seen them.
+    std::chrono::nanoseconds spin_budget() const {
+        return std::chrono::nanoseconds(spin_budget_ns_.load(std::memory_order_relaxed));
+    }
     uint64_t sleeps() const { return sleeps_.load(std::memory_order_relaxed); }
     uint64_t wakeups() const { return wakeups_.load(std::memory_order_relaxed); }
     uint64_t pokes() const {
@@ -71,6 +91,9 @@ class DoorbellThread {
     static bool pending(const Entry &e);
 
     const std::chrono::nanoseconds spin_;
+    const SpinPolicy policy_;
+    const unsigned cpus_;
+    std::atomic<int64_t> spin_budget_ns_;
     mutable std::mutex mutex_;
     std::vector<std::shared_ptr<const Entry>> entries_;
     std::atomic<uint32_t> version_{0};

@@ -392,6 +392,7 @@ class Session : public std::enable_shared_from_this<Session> {
         auto entry = std::make_shared<DoorbellThread::Entry>();
         entry->device = adapter_->device;
         entry->context = context_;
+        entry->process_id = peer_pid_;
         entry->control = std::move(page);
         doorbell_ = entry;
         daemon_.doorbells->add(std::move(entry));
@@ -681,7 +682,7 @@ Daemon::Daemon(DaemonOptions options) : impl_(std::make_unique<Impl>()) {
             std::make_shared<Device>(config, Fabric::process_fabric(), std::move(allocator));
         d.adapters.push_back(Adapter{std::move(device), raw});
     }
-    d.doorbells = std::make_unique<DoorbellThread>(d.options.spin);
+    d.doorbells = std::make_unique<DoorbellThread>(d.options.spin, d.options.spin_policy);
 
     // The directory: only we (or root) can put a file there (socket_security.hpp).
     std::string error;

@@ -31,6 +31,7 @@
 #include <string>
 #include <vector>
 
+#include "daemon/doorbell_thread.hpp"
 #include "device/device.hpp"
 
 namespace softndk::emu::daemon {
@@ -62,7 +63,9 @@ struct DaemonOptions {
     std::string socket_path;                // default_socket_path() if empty
     std::vector<AdapterConfig> adapters;    // default_adapter_config() if empty
     std::chrono::nanoseconds spin{25'000};  // doorbell thread's poll budget before sleeping
-    bool handle_signals = true;             // SIGINT/SIGTERM -> stop()
+    // ... applied always, or only while a CPU is to spare (doorbell_thread.hpp)
+    DoorbellThread::SpinPolicy spin_policy = DoorbellThread::SpinPolicy::kSpareCore;
+    bool handle_signals = true;  // SIGINT/SIGTERM -> stop()
     // Besides our own uid and root, serve the processes whose primary group this is
     // (socket_security.hpp peer_allowed); the socket is then mode 0660 in that group.
     std::optional<gid_t> allowed_group;

@@ -28,7 +28,7 @@ bool eventually(Predicate done) {
 }
 
 // A context entry whose control page nobody rings: the thread only sleeps on it.
-std::shared_ptr<const DoorbellThread::Entry> idle_context(uint32_t id) {
+std::shared_ptr<const DoorbellThread::Entry> idle_context(uint32_t id, uint32_t process_id = 0) {
     std::string error;
     UniqueFd fd = create_sealed_memfd("doorbell-test", hw::kControlPageBytes, 0, error);
     REQUIRE(fd);
@@ -36,6 +36,7 @@ std::shared_ptr<const DoorbellThread::Entry> idle_context(uint32_t id) {
     REQUIRE(mapping);
     auto entry = std::make_shared<DoorbellThread::Entry>();
     entry->context = id;
+    entry->process_id = process_id;
     entry->control = std::move(mapping);
     return entry;
 }
@@ -62,4 +63,53 @@ TEST_CASE("A context attached while the device thread sleeps ends that sleep at 
     thread.remove(entry.get());
     REQUIRE(eventually([&] { return thread.pokes() >= 2; }));
     CHECK(thread.contexts() == 0);
+}
+
+TEST_CASE(
+    "With kSpareCore the device thread spins only while the CPUs outnumber the consumer "
+    "processes",
+    "[daemon][doorbell]") {
+    using namespace std::chrono_literals;
+    // Two CPUs, whatever the machine has: the policy is weighed against this count.
+    DoorbellThread thread(25us, DoorbellThread::SpinPolicy::kSpareCore, 2);
+    REQUIRE(eventually([&] { return thread.spin_budget() == 25us; }));  // nobody attached
+
+    // Edge first: contexts of one process count once, whatever their number.
+    auto a1 = idle_context(1, 100);
+    auto a2 = idle_context(2, 100);
+    thread.add(a1);
+    thread.add(a2);
+    // The thread has taken both in once it sleeps on their wake words.
+    REQUIRE(eventually(
+        [&] { return std::atomic_ref(a2->page()->wake.device_sleeping.value).load() == 1; }));
+    CHECK(thread.spin_budget() == 25us);
+
+    // A second process fills the second CPU: no spinning beside two consumers.
+    auto b = idle_context(3, 200);
+    thread.add(b);
+    REQUIRE(eventually([&] { return thread.spin_budget() == 0ns; }));
+
+    // A context of unknown process (pid 0) is a process of its own.
+    thread.remove(b.get());
+    REQUIRE(eventually([&] { return thread.spin_budget() == 25us; }));
+    auto unknown = idle_context(4, 0);
+    thread.add(unknown);
+    REQUIRE(eventually([&] { return thread.spin_budget() == 0ns; }));
+
+    thread.remove(unknown.get());
+    REQUIRE(eventually([&] { return thread.spin_budget() == 25us; }));
+}
+
+TEST_CASE("With kAlways the device thread keeps its spin budget however many consumers attach",
+          "[daemon][doorbell]") {
+    using namespace std::chrono_literals;
+    DoorbellThread thread(25us, DoorbellThread::SpinPolicy::kAlways, 1);
+    auto a = idle_context(1, 100);
+    auto b = idle_context(2, 200);
+    thread.add(a);
+    thread.add(b);
+    // The thread has taken both in once it sleeps on their wake words.
+    REQUIRE(eventually(
+        [&] { return std::atomic_ref(b->page()->wake.device_sleeping.value).load() == 1; }));
+    CHECK(thread.spin_budget() == 25us);
 }
