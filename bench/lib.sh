@@ -75,3 +75,12 @@ peer_figure() {
       t != "pingpong" && t != "write_lat" && t !~ /_mops$/ && $1 == p && $2 == t && $3 == s { out(5) }
       END { if (!found) print "n/a" }' "$log"
 }
+
+# cacheline_rtt BUILD_DIR -> "MEDIAN ns (MIN-MAX)" of bench/limits/cacheline_rtt.cpp
+# (built here if missing), or "n/a"
+cacheline_rtt() {
+  local rtt=$1/bench/softndk_cacheline_rtt
+  [ -x "$rtt" ] || timeout 300 cmake --build "$1" --target softndk_cacheline_rtt >/dev/null 2>&1
+  { [ -x "$rtt" ] && timeout 60 "$rtt" --runs 5; } 2>/dev/null |
+    awk '$1 == "rtt_ns" { printf "%s ns (%s-%s)\n", $2, $3, $4; f = 1 } END { if (!f) print "n/a" }'
+}

@@ -6,6 +6,8 @@
 #   bench/model.sh            (~1 minute on 2 cores; REPS=5 for more repetitions)
 set -uo pipefail
 cd "$(dirname "$0")/.."
+# cacheline_rtt (this file defines its own median and ratio after it)
+. bench/lib.sh
 REPS=${REPS:-3}
 BUILD_DIR=${BUILD_DIR:-build/default}
 softndk=$BUILD_DIR/tools/softndk/softndk
@@ -71,10 +73,6 @@ echo "(t_typical; wall = SOFTNDK_TIME=paced measured with the wall clock, model 
 # The ends of a paced ping-pong run on two threads, and the device state both ends'
 # engines share crosses between their cores on every message: the paced figures follow
 # this machine's cache-line round trip, which on a VM moves with the vCPUs' placement.
-rtt=$BUILD_DIR/bench/softndk_cacheline_rtt
-[ -x "$rtt" ] || timeout 300 cmake --build "$BUILD_DIR" --target softndk_cacheline_rtt >/dev/null 2>&1
-if [ -x "$rtt" ]; then
-  echo "(cache-line round trip between two cores, just after: $(timeout 60 "$rtt" --runs 5 |
-    awk '$1 == "rtt_ns" { printf "%s ns (%s-%s)", $2, $3, $4 }'); bench/limits/cacheline_rtt.cpp)"
-fi
+echo "(cache-line round trip between two cores, just after: $(cacheline_rtt "$BUILD_DIR");" \
+  "bench/limits/cacheline_rtt.cpp)"
 

@@ -85,10 +85,7 @@ memcpy_figure() {  # hot|cold -> "MEDIAN (MIN-MAX)" GB/s
     awk -v k="$1" '$1 == k && NF == 6 { printf "%.2f (%.2f-%.2f)\n", $4, $5, $6; f = 1 }
       END { if (!f) print "n/a" }' "$memcpy_log"
 }
-rtt=$BUILD_DIR/bench/softndk_cacheline_rtt
-[ -x "$rtt" ] || timeout 300 cmake --build "$BUILD_DIR" --target softndk_cacheline_rtt >/dev/null 2>&1
-CACHELINE_RTT=$( { [ -x "$rtt" ] && timeout 60 "$rtt" --runs 5; } 2>/dev/null |
-    awk '$1 == "rtt_ns" { printf "%s ns (%s-%s)", $2, $3, $4; f = 1 } END { if (!f) print "n/a" }')
+CACHELINE_RTT=$(cacheline_rtt "$BUILD_DIR")
 MEMCPY_HOT=$(memcpy_figure hot)
 MEMCPY_COLD=$(memcpy_figure cold)
 if commit=$(git rev-parse --short HEAD 2>/dev/null); then

@@ -48,7 +48,7 @@ class DoorbellThread {
     // exception. A device thread that spins beside them on a machine with no core to
     // spare takes one from a consumer, and every message then waits for the scheduler
     // to hand a core back: on 2 CPUs with two consumers, 8 B ib_write_lat through the
-    // daemon took 8.2 us one way with 25 us of spinning and 3.8 us with none (a
+    // daemon took 8.1 us one way with 25 us of spinning and 3.8 us with none (a
     // FUTEX_WAKE per doorbell instead; docs/daemon.md).
     enum class SpinPolicy {
         kAlways,     // spin `spin` after the last work, whatever the load

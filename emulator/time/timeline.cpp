@@ -6,17 +6,24 @@
 
 namespace softndk::emu::time {
 
+inline bool Timeline::forget_oldest_if_full() {
+    if (count_ != kHistory) return false;
+    forgotten_until_ = std::max(forgotten_until_, at(0).end);
+    ++first_;
+    --count_;
+    return true;
+}
+
+inline void Timeline::slide_back_if_at_end() {
+    if (first_ + count_ != busy_.size()) return;
+    std::memmove(busy_.data(), &at(0), count_ * sizeof(Interval));
+    first_ = 0;
+}
+
 inline void Timeline::append(Interval interval) {
     // insert(count_, interval), without the moves a booking inside the window needs.
-    if (count_ == kHistory) {  // forget the oldest
-        forgotten_until_ = std::max(forgotten_until_, at(0).end);
-        ++first_;
-        --count_;
-    }
-    if (first_ + count_ == busy_.size()) {  // the window reached the end: back to the front
-        std::memmove(busy_.data(), &at(0), count_ * sizeof(Interval));
-        first_ = 0;
-    }
+    forget_oldest_if_full();
+    slide_back_if_at_end();
     at(count_++) = interval;
     last_end_ = interval.end;
 }
@@ -76,25 +83,18 @@ uint64_t Timeline::book_late(uint64_t arrival, uint64_t occupancy) {
 }
 
 void Timeline::insert(size_t index, Interval interval) {
-    if (count_ == kHistory) {  // forget the oldest
-        forgotten_until_ = std::max(forgotten_until_, at(0).end);
-        ++first_;
-        --count_;
+    if (forget_oldest_if_full()) {
         if (index == 0) {  // older than everything kept: forgotten at once
             forgotten_until_ = std::max(forgotten_until_, interval.end);
             return;
         }
         --index;
     }
-    if (first_ + count_ == busy_.size()) {  // the window reached the end: back to the front
-        std::memmove(busy_.data(), &at(0), count_ * sizeof(Interval));
-        first_ = 0;
-    }
-    if (index < count_)  // else appended: the common case, no call
+    slide_back_if_at_end();
+    if (index < count_)  // else it goes at the end
         std::memmove(&at(index + 1), &at(index), (count_ - index) * sizeof(Interval));
     at(index) = interval;
-    ++count_;
-    if (index + 1 == count_) last_end_ = interval.end;
+    ++count_;  // book_late() sets last_end_ after every insert()
 }
 
 void Timeline::erase(size_t index) {
@@ -103,7 +103,7 @@ void Timeline::erase(size_t index) {
 }
 
 uint64_t Timeline::busy_until() const {
-    return count_ == 0 ? 0 : last_end_;
+    return last_end_;
 }
 
 uint64_t Timeline::busy_total() const {

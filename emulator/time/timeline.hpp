@@ -78,8 +78,11 @@ class alignas(64) Timeline {
     };
     Interval &at(size_t i) { return busy_[first_ + i]; }
     const Interval &at(size_t i) const { return busy_[first_ + i]; }
-    void insert(size_t index, Interval interval);  // before at(index); forgets the oldest if full
-    void append(Interval interval);                // insert(count_, interval)
+    // Before at(index); forgets the oldest if full. Leaves last_end_ to book_late().
+    void insert(size_t index, Interval interval);
+    void append(Interval interval);  // insert(count_, interval), last_end_ kept
+    bool forget_oldest_if_full();    // true if at(0) was forgotten
+    void slide_back_if_at_end();     // moves the window to the front when it reached the end
     void erase(size_t index);
     uint64_t book_late(uint64_t arrival, uint64_t occupancy);  // reserve() before last_end_
 
