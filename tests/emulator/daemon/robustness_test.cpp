@@ -655,6 +655,28 @@ TEST_CASE(
     ::kill(static_cast<pid_t>(pid), SIGTERM);
 }
 
+TEST_CASE("softndk rnic --spin-us: a negative or too large budget is a usage error",
+          "[daemon][cli]") {
+    TempDir dir;
+    const std::string rnic = std::string(SOFTNDK_RNIC) + " --socket " + dir.path + "/cli.sock";
+    // -1 is what "not given" means inside (the spare-core default): never from the user.
+    CHECK(WEXITSTATUS(std::system((rnic + " --spin-us -1 2>/dev/null").c_str())) == 2);
+    CHECK(WEXITSTATUS(std::system((rnic + " --spin-us 100001 2>/dev/null").c_str())) == 2);
+    CHECK(WEXITSTATUS(std::system((rnic + " --spin-us many 2>/dev/null").c_str())) == 2);
+    // The edges of the range start the daemon.
+    for (const char *spin : {"0", "100000"}) {
+        FILE *started = ::popen((rnic + " --detach --spin-us " + spin).c_str(), "r");
+        REQUIRE(started != nullptr);
+        long pid = 0;
+        CHECK(std::fscanf(started, "%ld", &pid) == 1);
+        CHECK(::pclose(started) == 0);
+        REQUIRE(pid > 0);
+        ::kill(static_cast<pid_t>(pid), SIGTERM);
+        for (int i = 0; i < 200 && ::kill(static_cast<pid_t>(pid), 0) == 0; ++i)
+            std::this_thread::sleep_for(10ms);
+    }
+}
+
 TEST_CASE("session limits: past sessions-per-process new sessions are closed and others served",
           "[daemon][limits]") {
     DaemonOptions options;
