@@ -124,6 +124,7 @@
 #include "rc/qp.hpp"
 #include "softndk/hw_interface.hpp"
 #include "softndk/sim.hpp"
+#include "sync/sharded.hpp"
 
 namespace softndk::emu {
 
@@ -247,7 +248,8 @@ class Device final : public Port {
     // time, set at model time `now_ns`. Paced: model time is the monotonic clock, so the
     // deadline itself. Functional: model time does not advance by itself, so the timer
     // runs the same span of host time (a consumer waiting for an RNR retry waits as
-    // long as the hardware would have); what it does is dated `deadline_ns`.
+    // long as the hardware would have; a span of 16 coarse-clock ticks or more, up to a
+    // tick longer); what it does is dated `deadline_ns`.
     SteadyTime wall_deadline(uint64_t now_ns, uint64_t deadline_ns) const;
     // Paced mode: returns once model time `t` has come (the monotonic clock reached
     // it); functional: at once. The data path calls it before it makes data visible
@@ -311,7 +313,9 @@ class Device final : public Port {
     std::unique_ptr<FaultInjector> faults_;
     uint32_t vport_ = 0;
 
-    mutable std::shared_mutex objects_mutex_;
+    // Sharded: find_qp()/find_context() run for every doorbell and packet, on both ends'
+    // threads (sync/sharded.hpp).
+    mutable ShardedSharedMutex objects_mutex_;
     std::map<uint32_t, std::shared_ptr<Context>> contexts_;
     uint32_t next_context_ = 1;
     std::map<uint32_t, Pd> pds_;

@@ -239,7 +239,7 @@ void Fabric::deliver(Packet &packet, bool local_only) {
             deliver(one, local_only);
         return;
     }
-    {
+    if (drop_set_.load(std::memory_order_acquire)) {  // no lock per packet without a filter
         std::lock_guard lock(fault_mutex_);
         if (drop_ && drop_(packet)) {
             ++dropped_;

@@ -45,6 +45,7 @@
 
 #include "cm/messages.hpp"
 #include "fabric/udp_link.hpp"
+#include "sync/sharded.hpp"
 #include "wire/packet.hpp"
 #include "wire/pcap_writer.hpp"
 
@@ -192,7 +193,7 @@ class Fabric {
     void start_udp(uint16_t port);
     void capture(const Packet &packet);
 
-    mutable std::shared_mutex routes_mutex_;
+    mutable ShardedSharedMutex routes_mutex_;  // route() runs for every packet
     std::vector<Route> routes_;
     uint32_t next_vport_ = 1;
 
