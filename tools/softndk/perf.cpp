@@ -771,9 +771,10 @@ BandwidthRow run_bandwidth(const Setup &s, Side &c, Side *srv, uint64_t size, ui
             if (srv->reap() == 0) srv->await(server_wait);
         }
     }
-    BandwidthRow row = bandwidth_row(size, posted_at, completed_at, s.options.report_gbits);
-    if (s.options.no_peak) row.bw_peak = 0;  // -N: perftest prints 0.00
-    row.iterations = total / qp_count;       // perftest reports -n, the requests of each QP
+    // -N: no peak (perftest prints 0.00).
+    BandwidthRow row =
+        bandwidth_row(size, posted_at, completed_at, s.options.report_gbits, !s.options.no_peak);
+    row.iterations = total / qp_count;  // perftest reports -n, the requests of each QP
     return row;
 }
 

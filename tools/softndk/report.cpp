@@ -74,8 +74,54 @@ LatencyRow latency_row(uint64_t bytes, std::vector<double> &samples, double divi
     return r;
 }
 
+double best_message_time(const std::vector<double> &posted, const std::vector<double> &completed,
+                         size_t n, double &count) {
+    // The best average over a run i..j is the least slope from a point (i, posted[i]) to
+    // the point (j + 1, completed[j]), over i <= j. For a given j that point is the
+    // tangent from (j + 1, completed[j]) to the upper convex hull of the points
+    // (0, posted[0]) .. (j, posted[j]): the hull is built as j grows (monotone chain),
+    // and the tangent found by bisection, as the slope to the query point falls along
+    // the hull until the tangent and rises after it. O(n log n), exact for every n.
+    struct Point {
+        double x, y;
+    };
+    // Whether b lies on or below the line from a to c (a, b, c by increasing x).
+    auto on_or_below = [](const Point &a, const Point &b, const Point &c) {
+        return (b.y - a.y) * (c.x - a.x) <= (c.y - a.y) * (b.x - a.x);
+    };
+    std::vector<Point> hull;
+    hull.reserve(n);
+    double best = 0;
+    count = 0;
+    for (size_t j = 0; j < n; ++j) {
+        const Point p{static_cast<double>(j), posted[j]};
+        while (hull.size() >= 2 && on_or_below(hull[hull.size() - 2], hull.back(), p))
+            hull.pop_back();
+        hull.push_back(p);
+        const Point q{static_cast<double>(j + 1), completed[j]};
+        // The first hull point from which the slope to q does not fall any more: the
+        // slope falls from hull[k] to hull[k + 1] while hull[k + 1] is above the line
+        // from hull[k] to q.
+        size_t lo = 0, hi = hull.size() - 1;
+        while (lo < hi) {
+            const size_t mid = (lo + hi) / 2;
+            if (!on_or_below(hull[mid], hull[mid + 1], q))
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        const double t = q.y - hull[lo].y;
+        const double messages = q.x - hull[lo].x;
+        if (count == 0 || t * count < best * messages) {
+            best = t;
+            count = messages;
+        }
+    }
+    return best;
+}
+
 BandwidthRow bandwidth_row(uint64_t bytes, const std::vector<double> &posted,
-                           const std::vector<double> &completed, bool report_gbits) {
+                           const std::vector<double> &completed, bool report_gbits, bool peak) {
     BandwidthRow r;
     r.bytes = bytes;
     r.iterations = posted.size();
@@ -84,23 +130,6 @@ BandwidthRow bandwidth_row(uint64_t bytes, const std::vector<double> &posted,
     // The last completion: with several QPs the last message posted need not
     // be the last to complete.
     const double last = *std::max_element(completed.begin(), completed.begin() + n);
-    // Peak: the best average time per message over any run i..j. Exact up to
-    // 20000 messages; beyond that the runs start at every k-th message so the
-    // search stays within 4*10^8 steps.
-    constexpr size_t kMaxSteps = 400'000'000;
-    const size_t stride = std::max<size_t>(1, (n * n + kMaxSteps - 1) / kMaxSteps);
-    double best = last - posted[0];
-    double best_count = static_cast<double>(n);
-    for (size_t i = 0; i < n; i += stride) {
-        for (size_t j = i; j < n; ++j) {
-            const double t = completed[j] - posted[i];
-            const double count = static_cast<double>(j - i + 1);
-            if (t * best_count < best * count) {
-                best = t;
-                best_count = count;
-            }
-        }
-    }
     const double total = last - posted[0];
     const double byte_count = static_cast<double>(bytes);
     auto rate = [&](double seconds, double messages) {
@@ -108,7 +137,11 @@ BandwidthRow bandwidth_row(uint64_t bytes, const std::vector<double> &posted,
         const double bytes_per_second = byte_count * messages / seconds;
         return report_gbits ? bytes_per_second * 8 / 1e9 : bytes_per_second / kMiB;
     };
-    r.bw_peak = rate(best, best_count);
+    if (peak) {
+        double best_count = 0;
+        const double best = best_message_time(posted, completed, n, best_count);
+        r.bw_peak = rate(best, best_count);
+    }
     r.bw_average = rate(total, static_cast<double>(n));
     r.msg_rate = total > 0 ? static_cast<double>(n) / total / 1e6 : 0;
     return r;

@@ -41,8 +41,14 @@ struct BandwidthRow {
 LatencyRow latency_row(uint64_t bytes, std::vector<double> &samples_usec, double divisor);
 
 // posted[i] / completed[i]: seconds since any fixed origin, per message.
+// BW peak (perftest's): the best average time per message over any run of messages
+// i..j, (completed[j] - posted[i]) / (j - i + 1); `peak` false leaves it 0 (-N).
 BandwidthRow bandwidth_row(uint64_t bytes, const std::vector<double> &posted,
-                           const std::vector<double> &completed, bool report_gbits);
+                           const std::vector<double> &completed, bool report_gbits,
+                           bool peak = true);
+// That best time: returns it and sets `count` to the run's length (n >= 1 messages).
+double best_message_time(const std::vector<double> &posted, const std::vector<double> &completed,
+                         size_t n, double &count);
 
 // perftest's table headers and rows (rows aligned under the header columns).
 extern const char kLatencyHeader[];
