@@ -257,8 +257,19 @@ SteadyTime Device::wall_deadline(uint64_t now_ns, uint64_t deadline_ns) const {
     // time, which sim::steady_now() reads.
     if (time_mode() != hw::TimeMode::kFunctional)
         return SteadyTime(std::chrono::nanoseconds(deadline_ns));
-    return sim::steady_now() +
-           std::chrono::nanoseconds(deadline_ns > now_ns ? deadline_ns - now_ns : 0);
+    const uint64_t span = deadline_ns > now_ns ? deadline_ns - now_ns : 0;
+    // A span of many clock ticks (the ACK timeout, 67 ms by default, armed again for
+    // nearly every message) reads the coarse clock: a precise read costs ~20 ns on the
+    // data path. The coarse clock lags the precise one by up to a tick, and by up to ~1.7
+    // ticks just after an idle spell (measured with a 4 ms tick), so the deadline gets two
+    // ticks more: at most 2/16 of the span late, and early only if the clock lagged by
+    // more than two ticks. An ACK timeout a few ms early on 67 ms changes nothing a
+    // consumer can tell; what the timer does is dated by model time either way.
+    constexpr uint64_t kTicksForCoarse = 16;
+    const uint64_t tick = coarse_monotonic_resolution_ns();
+    if (!sim::enabled() && span >= kTicksForCoarse * tick)
+        return SteadyTime(std::chrono::nanoseconds(coarse_monotonic_ns() + 2 * tick + span));
+    return sim::steady_now() + std::chrono::nanoseconds(span);
 }
 
 void Device::pace(uint64_t t) const {

@@ -248,8 +248,8 @@ class Device final : public Port {
     // time, set at model time `now_ns`. Paced: model time is the monotonic clock, so the
     // deadline itself. Functional: model time does not advance by itself, so the timer
     // runs the same span of host time (a consumer waiting for an RNR retry waits as
-    // long as the hardware would have; a span of 16 coarse-clock ticks or more, up to a
-    // tick longer); what it does is dated `deadline_ns`.
+    // long as the hardware would have; a span of 16 coarse-clock ticks or more reads the
+    // coarse clock: up to two ticks longer, device.cpp); what it does is dated `deadline_ns`.
     SteadyTime wall_deadline(uint64_t now_ns, uint64_t deadline_ns) const;
     // Paced mode: returns once model time `t` has come (the monotonic clock reached
     // it); functional: at once. The data path calls it before it makes data visible

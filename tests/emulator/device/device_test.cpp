@@ -5,6 +5,7 @@
 #include <set>
 #include <thread>
 
+#include "softndk/monotonic.hpp"
 #include "softndk/wake.hpp"
 
 #include "driver.hpp"
@@ -827,4 +828,31 @@ TEST_CASE("quotas hold per consumer process: its contexts share one, another pro
     REQUIRE(second.object_command(hw::CommandOpcode::kDetach, 0) == 0);
     const uint32_t pd3 = third.create_pd();
     CHECK(third.try_create_qp(Driver::qp_request(pd3, *cq3, *cq3, 1, 1, 0), qp3) == 0);
+}
+
+TEST_CASE("A functional timer deadline is the span from now and at most two coarse ticks late",
+          "[device][timers]") {
+    auto fabric = std::make_shared<Fabric>();
+    auto dev = std::make_shared<Device>(adapter(1, {"10.1.0.1"}), fabric);
+    const uint64_t tick = coarse_monotonic_resolution_ns();
+    // Short spans (an RNR delay) read the precise clock; long ones (the ACK timeout, 16
+    // ticks and more) the coarse clock, with two ticks for its lag.
+    for (const uint64_t span : {uint64_t{0}, uint64_t{50'000}, 15 * tick, 16 * tick, 40 * tick}) {
+        const auto before = std::chrono::steady_clock::now();
+        const auto deadline = dev->wall_deadline(1'000'000, 1'000'000 + span);
+        const auto after = std::chrono::steady_clock::now();
+        INFO("span " << span << " ns, tick " << tick << " ns");
+        const bool coarse = span >= 16 * tick;
+        // The coarse clock's lag is not bounded: allow one tick past the two covered.
+        const auto earliest =
+            before + std::chrono::nanoseconds(span) - std::chrono::nanoseconds(coarse ? tick : 0);
+        CHECK(deadline >= earliest);
+        CHECK(deadline <= after + std::chrono::nanoseconds(span + (coarse ? 2 * tick : 0)));
+    }
+    // A deadline already past (model time moved on): due at once.
+    const auto before = std::chrono::steady_clock::now();
+    const auto deadline = dev->wall_deadline(2'000'000, 1'000'000);
+    const auto after = std::chrono::steady_clock::now();
+    CHECK(deadline >= before);
+    CHECK(deadline <= after);
 }
