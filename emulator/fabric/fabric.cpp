@@ -2,7 +2,6 @@
 
 #include <cstdlib>
 #include <cstring>
-#include <deque>
 #include <stdexcept>
 #include <string>
 #include <variant>
@@ -26,8 +25,12 @@ struct CmItem {
 };
 using Item = std::variant<PacketItem, CmItem, std::function<void()>>;
 
+// The calling thread's queue. A vector read from `next`, not a std::deque: a deque of
+// items this large frees and allocates a node every item or two, twice per message on
+// the data path, where the vector keeps its capacity from one drain to the next.
 struct Outbox {
-    std::deque<Item> items;
+    std::vector<Item> items;
+    size_t next = 0;  // items[next..] are queued; drain() takes them from here
     bool draining = false;
 };
 thread_local Outbox tls_outbox;
@@ -195,9 +198,17 @@ void Fabric::drain() {
     Outbox &box = tls_outbox;
     if (box.draining) return;
     box.draining = true;
-    while (!box.items.empty()) {
-        Item item = std::move(box.items.front());
-        box.items.pop_front();
+    while (box.next < box.items.size()) {
+        // Moved out first: handling it may queue more, and the vector may grow.
+        Item item = std::move(box.items[box.next++]);
+        if (box.next == box.items.size()) {
+            box.items.clear();  // keeps the capacity
+            box.next = 0;
+        } else if (box.next >= 4096 && 2 * box.next >= box.items.size()) {
+            // A queue that never empties: drop the taken half now and then.
+            box.items.erase(box.items.begin(), box.items.begin() + box.next);
+            box.next = 0;
+        }
         if (auto *p = std::get_if<PacketItem>(&item)) {
             FabricAccess::deliver(*p->fabric, p->packet, p->local_only);
         } else if (auto *c = std::get_if<CmItem>(&item)) {

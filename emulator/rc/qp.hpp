@@ -17,6 +17,7 @@
 // kWorkRequestFlushed, one CQE each, and arriving packets are dropped.
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdint>
@@ -27,6 +28,7 @@
 #include <string_view>
 #include <vector>
 
+#include <boost/circular_buffer.hpp>
 #include <boost/container/small_vector.hpp>
 
 #include "device/cq.hpp"
@@ -65,9 +67,11 @@ struct SendWqe {
     uint64_t remote_address = 0;
     uint32_t remote_token = 0;
     uint32_t invalidate_token = 0;
-    SgeList sges;                      // checked local gather (SEND/WRITE) or sink (READ)
-    std::vector<uint8_t> inline_data;  // kCtrlInline payload
-    uint32_t first_local_token = 0;    // READ with kCtrlReadLocalInvalidate: invalidated on success
+    SgeList sges;  // checked local gather (SEND/WRITE) or sink (READ)
+    // kCtrlInline payload: in place up to 64 bytes, so a small inline message allocates
+    // nothing.
+    boost::container::small_vector<uint8_t, 64> inline_data;
+    uint32_t first_local_token = 0;  // READ with kCtrlReadLocalInvalidate: invalidated on success
     hw::FastRegisterSegment fast_register{};      // kFastRegister
     std::vector<std::byte *> pages;               // kFastRegister: device-side page pointers
     std::shared_ptr<const void> pages_keepalive;  // ... and the LAM mappings behind them
@@ -99,12 +103,36 @@ struct RecvWqe {
     uint32_t vendor = 0;
 };
 
+// The fetched send WQEs, oldest first, in a ring that doubles when full and never
+// shrinks: once it has held as many as the QP keeps in flight, fetching and retiring
+// a WQE allocates nothing (a std::deque of WQEs this large allocated a node per WQE).
+// boost::circular_buffer is the ring; this wrapper grows it where its own push_back
+// would overwrite the oldest element.
+class SendWqeQueue {
+  public:
+    void push_back(SendWqe &&w) {
+        if (ring_.full()) ring_.set_capacity(std::max<size_t>(8, 2 * ring_.capacity()));
+        ring_.push_back(std::move(w));
+    }
+    void pop_front() { ring_.pop_front(); }
+    SendWqe &front() { return ring_.front(); }
+    SendWqe &operator[](size_t i) { return ring_[i]; }
+    const SendWqe &operator[](size_t i) const { return ring_[i]; }
+    size_t size() const { return ring_.size(); }
+    bool empty() const { return ring_.empty(); }
+    auto begin() { return ring_.begin(); }
+    auto end() { return ring_.end(); }
+
+  private:
+    boost::circular_buffer<SendWqe> ring_;
+};
+
 struct Requester {
     std::optional<SqConsumer> sq;
-    std::deque<SendWqe> wqes;  // fetched, not yet retired, in post order
-    size_t send_index = 0;     // wqes[send_index] is the next WQE to (re)transmit
-    uint32_t next_psn = 0;     // PSN of the next new packet
-    uint32_t una_psn = 0;      // oldest unacknowledged PSN (completer)
+    SendWqeQueue wqes;      // fetched, not yet retired, in post order
+    size_t send_index = 0;  // wqes[send_index] is the next WQE to (re)transmit
+    uint32_t next_psn = 0;  // PSN of the next new packet
+    uint32_t una_psn = 0;   // oldest unacknowledged PSN (completer)
     uint32_t outstanding_reads = 0;
     // Model time of the READ slots (ORD) and fences. The host learns that a READ is
     // done when it processes its last response, which in model time may be later than
