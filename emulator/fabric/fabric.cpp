@@ -35,6 +35,24 @@ struct Outbox {
 };
 thread_local Outbox tls_outbox;
 
+// Fabric::routes_version_'s values.
+std::atomic<uint64_t> route_versions{0};
+
+// A thread's last route() answers. Four, because a ping-pong routes to two addresses
+// (the data one way, the ACK back) and a thread may serve a few connections.
+struct RouteCache {
+    struct Entry {
+        const Fabric *fabric = nullptr;
+        uint64_t version = 0;
+        wire::IpAddr ip{};
+        uint32_t vport = 0;
+        Port *port = nullptr;
+    };
+    std::array<Entry, 4> entries{};
+    uint32_t next = 0;  // the entry a miss replaces (round robin)
+};
+thread_local RouteCache tls_routes;
+
 }  // namespace
 
 // The trampoline needs private access to deliver(); a small friend-free shim.
@@ -138,6 +156,8 @@ uint32_t Fabric::attach(Port *port, std::span<const wire::IpAddr> addresses) {
     const uint32_t vport = next_vport_++;
     for (const auto &ip : addresses)
         routes_.push_back(Route{ip, vport, port});
+    routes_version_.store(route_versions.fetch_add(1, std::memory_order_relaxed) + 1,
+                          std::memory_order_release);
     lock.unlock();
     // Without its sockets the port still works inside the process (bind logged why).
     if (udp_) udp_->bind(vport, addresses);
@@ -148,17 +168,34 @@ void Fabric::detach(uint32_t vport) {
     if (udp_) udp_->unbind(vport);
     std::unique_lock lock(routes_mutex_);
     std::erase_if(routes_, [vport](const Route &r) { return r.vport == vport; });
+    routes_version_.store(route_versions.fetch_add(1, std::memory_order_relaxed) + 1,
+                          std::memory_order_release);
 }
 
 Port *Fabric::route(const wire::IpAddr &ip, uint32_t &vport) const {
-    std::shared_lock lock(routes_mutex_);
-    for (const auto &r : routes_) {
-        if (r.ip == ip) {
-            vport = r.vport;
-            return r.port;
+    // A cached answer holds as long as the table has not changed since it was read. (The
+    // Port it names is used after any lock is gone either way: a port detaches only once
+    // no packet can reach it, Device::~Device.)
+    RouteCache &cache = tls_routes;
+    const uint64_t version = routes_version_.load(std::memory_order_acquire);
+    for (const RouteCache::Entry &e : cache.entries) {
+        if (e.fabric == this && e.version == version && e.ip == ip) {
+            vport = e.vport;
+            return e.port;
         }
     }
-    return nullptr;
+    std::shared_lock lock(routes_mutex_);
+    RouteCache::Entry &e = cache.entries[cache.next++ % cache.entries.size()];
+    e = RouteCache::Entry{this, routes_version_.load(std::memory_order_relaxed), ip, 0, nullptr};
+    for (const auto &r : routes_) {
+        if (r.ip == ip) {
+            e.vport = r.vport;
+            e.port = r.port;
+            break;
+        }
+    }
+    vport = e.vport;
+    return e.port;
 }
 
 bool Fabric::reachable(const wire::IpAddr &ip) const {

@@ -193,8 +193,13 @@ class Fabric {
     void start_udp(uint16_t port);
     void capture(const Packet &packet);
 
-    mutable ShardedSharedMutex routes_mutex_;  // route() runs for every packet
+    mutable ShardedSharedMutex routes_mutex_;
     std::vector<Route> routes_;
+    // Set by every attach and detach, under routes_mutex_, from one process-wide sequence
+    // (no two fabrics ever share a value). route() runs for every packet; each thread
+    // keeps its last few answers and trusts them, without a lock, while this is the
+    // value they were read under.
+    std::atomic<uint64_t> routes_version_{0};
     uint32_t next_vport_ = 1;
 
     mutable std::mutex fault_mutex_;

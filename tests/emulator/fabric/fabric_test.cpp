@@ -111,6 +111,32 @@ TEST_CASE("ports are keyed by address and an address can be attached once", "[fa
     CHECK_FALSE(fabric->reachable(ip("10.2.0.1")));
 }
 
+TEST_CASE("a route answered before an attach or detach is asked again after it",
+          "[fabric][routing]") {
+    // route() keeps each thread's last answers while the table is unchanged: every
+    // attach and detach must make them stale, on every fabric separately.
+    auto fabric = std::make_shared<Fabric>();
+    auto other = std::make_shared<Fabric>();
+    CHECK_FALSE(fabric->reachable(ip("10.3.0.1")));  // "no route", remembered
+    auto da = std::make_shared<Device>(adapter(1, {"10.3.0.1"}), fabric);
+    CHECK(fabric->reachable(ip("10.3.0.1")));
+    CHECK_FALSE(other->reachable(ip("10.3.0.1")));  // another fabric's table
+    auto db = std::make_shared<Device>(adapter(2, {"10.3.0.1"}), other);
+    CHECK(other->reachable(ip("10.3.0.1")));
+    CHECK(fabric->reachable(ip("10.3.0.1")));
+    da.reset();
+    CHECK_FALSE(fabric->reachable(ip("10.3.0.1")));
+    CHECK(other->reachable(ip("10.3.0.1")));
+    // More addresses than a thread remembers, in turn: each answer still right.
+    auto dc = std::make_shared<Device>(
+        adapter(3, {"10.3.1.1", "10.3.1.2", "10.3.1.3", "10.3.1.4", "10.3.1.5"}), fabric);
+    for (int round = 0; round < 3; ++round) {
+        for (const char *a : {"10.3.1.1", "10.3.1.2", "10.3.1.3", "10.3.1.4", "10.3.1.5"})
+            CHECK(fabric->reachable(ip(a)));
+        CHECK_FALSE(fabric->reachable(ip("10.3.1.6")));
+    }
+}
+
 TEST_CASE("the trampoline runs deferred work in order, never nested", "[fabric][trampoline]") {
     std::vector<int> order;
     Fabric::defer([&] {
