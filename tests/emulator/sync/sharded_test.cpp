@@ -21,6 +21,28 @@ auto on_another_thread(Fn fn) {
     std::thread([&] { result = fn(); }).join();
     return result;
 }
+
+// Whether a new thread (on the next shard in turn) can take a read lock at once.
+bool another_thread_reads(ShardedSharedMutex &m) {
+    return on_another_thread([&m] {
+        const bool got = m.try_lock_shared();
+        if (got) m.unlock_shared();
+        return got;
+    });
+}
+
+// A reader on another thread that holds `m` from when `step` is 1 until it is set to 2.
+std::thread reader_until_step_two(ShardedSharedMutex &m, std::atomic<int> &step) {
+    std::thread reader([&m, &step] {
+        std::shared_lock lock(m);
+        step = 1;
+        while (step.load() != 2)
+            std::this_thread::yield();
+    });
+    while (step.load() != 1)
+        std::this_thread::yield();
+    return reader;
+}
 }  // namespace
 
 TEST_CASE("A thread keeps its shard for its life and it is in range", "[sharded]") {
@@ -37,11 +59,7 @@ TEST_CASE("A thread keeps its shard for its life and it is in range", "[sharded]
 TEST_CASE("A reader does not keep another thread from reading", "[sharded]") {
     ShardedSharedMutex m;
     std::shared_lock held(m);
-    CHECK(on_another_thread([&m] {
-        const bool got = m.try_lock_shared();
-        if (got) m.unlock_shared();
-        return got;
-    }));
+    CHECK(another_thread_reads(m));
 }
 
 TEST_CASE("A reader on any thread keeps a writer out until it leaves", "[sharded]") {
@@ -49,14 +67,7 @@ TEST_CASE("A reader on any thread keeps a writer out until it leaves", "[sharded
     for (size_t i = 0; i < kThreadShards; ++i) {
         ShardedSharedMutex m;
         std::atomic<int> step{0};
-        std::thread reader([&] {
-            std::shared_lock lock(m);
-            step = 1;
-            while (step.load() != 2)
-                std::this_thread::yield();
-        });
-        while (step.load() != 1)
-            std::this_thread::yield();
+        std::thread reader = reader_until_step_two(m, step);
         CHECK_FALSE(m.try_lock());
         step = 2;
         reader.join();
@@ -69,11 +80,7 @@ TEST_CASE("A writer keeps out readers of every thread", "[sharded]") {
     ShardedSharedMutex m;
     std::unique_lock held(m);
     for (size_t i = 0; i < kThreadShards; ++i) {
-        CHECK_FALSE(on_another_thread([&m] {
-            const bool got = m.try_lock_shared();
-            if (got) m.unlock_shared();
-            return got;
-        }));
+        CHECK_FALSE(another_thread_reads(m));
     }
 }
 
@@ -103,11 +110,7 @@ TEST_CASE("A try_lock that fails leaves no shard locked", "[sharded]") {
     CHECK_FALSE(m.try_lock());
     // Every other thread still reads: nothing the failed try_lock took is held.
     for (size_t i = 0; i < kThreadShards; ++i) {
-        CHECK(on_another_thread([&m] {
-            const bool got = m.try_lock_shared();
-            if (got) m.unlock_shared();
-            return got;
-        }));
+        CHECK(another_thread_reads(m));
     }
     step = 2;
     reader.join();
