@@ -124,7 +124,6 @@
 #include "rc/qp.hpp"
 #include "softndk/hw_interface.hpp"
 #include "softndk/sim.hpp"
-#include "sync/sharded.hpp"
 
 namespace softndk::emu {
 
@@ -313,9 +312,7 @@ class Device final : public Port {
     std::unique_ptr<FaultInjector> faults_;
     uint32_t vport_ = 0;
 
-    // Sharded: find_qp()/find_context() run for every doorbell and packet, on both ends'
-    // threads (sync/sharded.hpp).
-    mutable ShardedSharedMutex objects_mutex_;
+    mutable std::shared_mutex objects_mutex_;
     std::map<uint32_t, std::shared_ptr<Context>> contexts_;
     uint32_t next_context_ = 1;
     std::map<uint32_t, Pd> pds_;

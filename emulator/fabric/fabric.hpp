@@ -45,7 +45,6 @@
 
 #include "cm/messages.hpp"
 #include "fabric/udp_link.hpp"
-#include "sync/sharded.hpp"
 #include "wire/packet.hpp"
 #include "wire/pcap_writer.hpp"
 
@@ -193,7 +192,7 @@ class Fabric {
     void start_udp(uint16_t port);
     void capture(const Packet &packet);
 
-    mutable ShardedSharedMutex routes_mutex_;
+    mutable std::shared_mutex routes_mutex_;
     std::vector<Route> routes_;
     // Set by every attach and detach, under routes_mutex_, from one process-wide sequence
     // (no two fabrics ever share a value). route() runs for every packet; each thread
