@@ -43,19 +43,12 @@ TimingModel::TimingModel(const CostModel &cost, uint64_t origin_ns)
       tlp_bytes_(std::max<uint64_t>(cost.pcie_tlp_bytes, 1)),
       tlp_shift_(std::has_single_bit(tlp_bytes_) ? std::countr_zero(tlp_bytes_) : -1),
       unit_count_(std::max<uint32_t>(cost.processing_units, 1)),
+      unit_mask_(std::has_single_bit(unit_count_) ? unit_count_ - 1 : 0),
       send_units_(unit_count_),
       receive_units_(unit_count_),
       qpc_(cost.qpc_cache_entries),
       mpt_(cost.mpt_cache_entries),
       mtt_(cost.mtt_cache_entries) {}
-
-uint64_t TimingModel::at_ps(uint64_t t) const {
-    return ps(t > origin_ns_ ? t - origin_ns_ : 0);
-}
-
-uint64_t TimingModel::at_ns(uint64_t at_ps) const {
-    return ns_of(at_ps) + origin_ns_;
-}
 
 uint64_t TimingModel::pcie_occupancy(uint64_t bytes) const {
     // TLP sizes are powers of two on real PCIe (every profile's is): a shift, not a
@@ -124,7 +117,9 @@ uint64_t TimingModel::process_locked(std::vector<Timeline> &units, uint32_t qp, 
     for (uint64_t p = 0; p < lookup.mtt_pages; ++p)
         fetch(mtt_, lookup.mtt_first + p, kMttEntryBytes);
     const uint64_t busy = ps(ns) + stall;
-    return at_ns(units[qp % unit_count_].reserve(at_ps(t), busy) + busy);
+    // Unit counts are powers of two in every profile: a mask, not a division, per step.
+    const uint32_t unit = unit_mask_ != 0 || unit_count_ == 1 ? qp & unit_mask_ : qp % unit_count_;
+    return at_ns(units[unit].reserve(at_ps(t), busy) + busy);
 }
 
 uint64_t TimingModel::transmit(uint64_t t, uint64_t transport_bytes, bool loopback) {

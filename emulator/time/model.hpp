@@ -154,8 +154,10 @@ class TimingModel {
     uint64_t transmit_locked(uint64_t t, uint64_t transport_bytes, bool loopback);
     uint64_t receive_locked(uint64_t t);
     uint64_t pcie_occupancy(uint64_t bytes) const;
-    uint64_t at_ps(uint64_t t) const;      // model time t (ns) -> timeline picoseconds
-    uint64_t at_ns(uint64_t at_ps) const;  // and back
+    // Model time t (ns) -> timeline picoseconds, and back. Inline: every booking
+    // converts twice.
+    uint64_t at_ps(uint64_t t) const { return (t > origin_ns_ ? t - origin_ns_ : 0) * 1000; }
+    uint64_t at_ns(uint64_t at_ps) const { return at_ps / 1000 + origin_ns_; }
     uint64_t process(std::vector<Timeline> &units, uint32_t qp, uint64_t t, uint32_t ns,
                      const Lookup &lookup);
     uint64_t process_locked(std::vector<Timeline> &units, uint32_t qp, uint64_t t, uint32_t ns,
@@ -167,6 +169,7 @@ class TimingModel {
     const uint64_t tlp_bytes_;                // cost_.pcie_tlp_bytes, at least 1
     const int tlp_shift_;                     // log2(tlp_bytes_) if a power of two, else -1
     const uint32_t unit_count_;               // processing units of each kind
+    const uint32_t unit_mask_;                // unit_count_ - 1 if a power of two, else 0
     mutable SpinLock lock_;                   // guards every timeline and cache below
     uint64_t serialised_bytes_ = UINT64_MAX;  // transmit_locked(): the last size priced,
     uint64_t serialise_ps_ = 0;               // and its serialisation on the link

@@ -6,45 +6,6 @@
 
 namespace softndk::emu::time {
 
-inline bool Timeline::forget_oldest_if_full() {
-    if (count_ != kHistory) return false;
-    forgotten_until_ = std::max(forgotten_until_, at(0).end);
-    ++first_;
-    --count_;
-    return true;
-}
-
-inline void Timeline::slide_back_if_at_end() {
-    if (first_ + count_ != busy_.size()) return;
-    std::memmove(busy_.data(), &at(0), count_ * sizeof(Interval));
-    first_ = 0;
-}
-
-inline void Timeline::append(Interval interval) {
-    // insert(count_, interval), without the moves a booking inside the window needs.
-    forget_oldest_if_full();
-    slide_back_if_at_end();
-    at(count_++) = interval;
-    last_end_ = interval.end;
-}
-
-uint64_t Timeline::reserve(uint64_t arrival, uint64_t occupancy) {
-    if (occupancy == 0) return arrival;
-    arrival = std::max(arrival, forgotten_until_);
-    busy_total_ += occupancy;
-    // The common case: the host runs requests roughly in model-time order, so a
-    // request usually arrives after everything booked.
-    if (count_ != 0 && last_end_ == arrival) {
-        at(count_ - 1).end = arrival + occupancy;
-        last_end_ = arrival + occupancy;
-    } else if (count_ == 0 || arrival > last_end_) {
-        append(Interval{arrival, arrival + occupancy});
-    } else {
-        return book_late(arrival, occupancy);
-    }
-    return arrival;
-}
-
 uint64_t Timeline::book_late(uint64_t arrival, uint64_t occupancy) {
     // First interval that ends after the arrival: the gaps before it are in the past.
     // A branchless binary search (the halving compiles to conditional moves): where a
@@ -110,11 +71,11 @@ uint64_t Timeline::busy_total() const {
     return busy_total_;
 }
 
-size_t LruCache::home_slot(uint64_t key) const {
+inline size_t LruCache::home_slot(uint64_t key) const {
     return static_cast<size_t>((key * 0x9E3779B97F4A7C15ull) >> index_shift_);
 }
 
-uint32_t LruCache::find(uint64_t key) const {
+inline uint32_t LruCache::find(uint64_t key) const {
     if (index_.empty()) return kNone;
     const size_t mask = index_.size() - 1;
     for (size_t i = home_slot(key);; i = (i + 1) & mask) {
@@ -162,27 +123,23 @@ void LruCache::index_erase(uint64_t key) {
     index_[hole] = 0;
 }
 
-void LruCache::unlink(uint32_t node) {
+inline void LruCache::unlink(uint32_t node) {
     Node &n = nodes_[node];
     (n.prev == kNone ? head_ : nodes_[n.prev].next) = n.next;
     (n.next == kNone ? tail_ : nodes_[n.next].prev) = n.prev;
 }
 
-void LruCache::push_front(uint32_t node) {
+inline void LruCache::push_front(uint32_t node) {
     nodes_[node].prev = kNone;
     nodes_[node].next = head_;
     (head_ == kNone ? tail_ : nodes_[head_].prev) = node;
     head_ = node;
 }
 
-bool LruCache::touch(uint64_t key) {
+bool LruCache::touch_not_first(uint64_t key) {
     if (capacity_ == 0) {
         ++misses_;
         return false;
-    }
-    if (head_ != kNone && nodes_[head_].key == key) {  // the common case: the same QP again
-        ++hits_;
-        return true;
     }
     if (const uint32_t n = find(key); n != kNone) {
         unlink(n);

@@ -54,6 +54,19 @@ TEST_CASE("A request arriving inside a busy interval starts at its end", "[timel
     CHECK(t.reserve(40, 5) == 100);
 }
 
+TEST_CASE("A request arriving at the start of the newest interval queues behind it", "[timeline]") {
+    Timeline t;
+    t.reserve(0, 10);
+    t.reserve(50, 10);              // [0, 10) and [50, 60): a gap before the newest interval
+    CHECK(t.reserve(49, 1) == 49);  // just before it, in a gap it fits: [49, 60)
+    CHECK(t.reserve(48, 5) == 60);
+    CHECK(t.reserve(64, 5) == 65);
+    CHECK(t.busy_until() == 70);
+    // The gap before the newest interval is still there for a request that fits it.
+    CHECK(t.reserve(20, 29) == 20);
+    CHECK(t.reserve(10, 11) == 70);
+}
+
 TEST_CASE("History is bounded: a request older than it starts at its beginning", "[timeline]") {
     Timeline t;
     // Disjoint intervals, more than the history keeps.
@@ -115,11 +128,41 @@ class ReferenceTimeline {
         return start;
     }
     uint64_t busy_until() const { return busy_.empty() ? 0 : busy_.back().second; }
+    uint64_t newest_start() const { return busy_.empty() ? 0 : busy_.back().first; }
 
   private:
     std::vector<std::pair<uint64_t, uint64_t>> busy_;
     uint64_t forgotten_until_ = 0;
 };
+
+TEST_CASE("A backlogged resource books as the plain rules do", "[timeline]") {
+    // Arrivals faster than the resource serves them (a DMA channel slower than the
+    // link): most land inside the newest interval, some exactly at its start or end,
+    // some before it, in the gaps an idle spell left.
+    std::mt19937_64 random(7);
+    std::uniform_int_distribution<uint64_t> step(0, 6), occupancy(5, 9), pick(0, 9);
+    Timeline timeline;
+    ReferenceTimeline reference;
+    uint64_t arrival = 100;
+    for (int i = 0; i < 50000; ++i) {
+        arrival += i % 500 == 0 ? 2000 : step(random);  // now and then an idle spell
+        const uint64_t busy = occupancy(random);
+        const uint64_t newest = reference.newest_start();
+        uint64_t at = arrival;
+        const uint64_t p = pick(random);
+        if (p == 0)
+            at = reference.busy_until();
+        else if (p == 1)
+            at = newest;
+        else if (p == 2 && newest > busy + 1)  // just fits before it, or just does not
+            at = newest - busy - step(random) % 2;
+        else if (p == 3 && at > 300)
+            at -= 300;
+        INFO("booking " << i << ": arrival " << at << ", occupancy " << busy);
+        REQUIRE(timeline.reserve(at, busy) == reference.reserve(at, busy));
+        REQUIRE(timeline.busy_until() == reference.busy_until());
+    }
+}
 
 TEST_CASE("Out-of-order bookings over many histories match the plain rules", "[timeline]") {
     // Requests arrive around a rising base, out of order (as when the host runs 16 QPs
