@@ -326,17 +326,23 @@ void Device::deliver_run_to_qp(Packet &run) {
     // Every packet's way through the RX pipeline, priced up front under one hold of the
     // model's lock: the pipeline is booked by nothing else the engine does here, so the
     // bookings are the ones packet-by-packet delivery would make.
+    uint64_t last_arrival = 0;
     {
         time::TimingModel::Batch model(timing_);
-        for (uint32_t k = 0; k < n; ++k)
+        for (uint32_t k = 0; k < n; ++k) {
             run.run[k].time_ns = model.receive(run.run[k].time_ns);
+            last_arrival = std::max(last_arrival, run.run[k].time_ns);
+        }
     }
+    // The device clock sees the whole run at once: one compare-and-swap, not one per
+    // packet. Nothing the packets cause is dated by it (a responder's events carry their
+    // QP's time, responder.cpp), so this changes no model time.
+    clock_.observe(last_arrival);
     const bool request = run.desc.info().is_request;
     std::lock_guard lock(qp->mutex);
     qp->placement.begin();
     for (uint32_t k = 0; k < n; ++k) {
         const uint64_t arrived = run.run[k].time_ns;
-        clock_.observe(arrived);
         counters_.add(Counter::rcvd_pkts);
         const bool accepting = !qp->destroyed &&
                                (qp->state == QpState::kRtr || qp->state == QpState::kRts) &&

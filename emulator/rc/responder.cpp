@@ -52,6 +52,7 @@ void fatal(Qp &qp, uint32_t psn, wire::NakCode code, const char *why) {
         e.type = static_cast<uint8_t>(hw::EqeType::kQpFatal);
         e.object = qp.number;
         e.data0 = static_cast<uint64_t>(cause);
+        e.event_time_ns = qp.now_ns;  // when the QP's unit met the error
         qp.device.post_event(qp.context, e);
     }
 }
@@ -95,7 +96,11 @@ bool fetch_recv(Qp &qp) {
         std::lock_guard lock(srq.mutex);
         if (!take_recv(qp, *srq.ring, srq.max_sge, recv)) return false;
         recv.from_srq = true;
-        if (srq.take_limit_event()) qp.device.post_event(srq.context, srq.limit_event());
+        if (srq.take_limit_event()) {
+            hw::Eqe e = srq.limit_event();
+            e.event_time_ns = qp.now_ns;  // when this QP took the receive
+            qp.device.post_event(srq.context, e);
+        }
     } else if (!take_recv(qp, *s.rq, qp.max_recv_sge, recv)) {
         return false;
     }
