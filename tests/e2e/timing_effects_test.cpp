@@ -36,6 +36,27 @@ double perf(const std::string &args, const std::string &key) {
     return std::stod(m[1].str());
 }
 
+// The "time_mode" of `ENV softndk perf --clock model --profile cx5-100g -j ARGS`.
+std::string time_mode(const std::string &env, const std::string &args) {
+    const std::string command = env + " " + SOFTNDK_E2E_SOFTNDK +
+                                " perf --clock model --profile cx5-100g -j -t write --lat -s 8 "
+                                "-n 50 " +
+                                args + " 2>&1";
+    FILE *pipe = ::popen(command.c_str(), "r");
+    if (pipe == nullptr) throw std::runtime_error("popen failed");
+    std::string out;
+    char buffer[4096];
+    while (size_t n = std::fread(buffer, 1, sizeof buffer, pipe))
+        out.append(buffer, n);
+    const int status = ::pclose(pipe);
+    INFO(command << "\n" << out);
+    REQUIRE(WIFEXITED(status));
+    REQUIRE(WEXITSTATUS(status) == 0);
+    std::smatch m;
+    REQUIRE(std::regex_search(out, m, std::regex("\"time_mode\": *\"([a-z]+)\"")));
+    return m[1].str();
+}
+
 double rate(const std::string &args) {  // Mmsg/s
     return perf("-t write --bw -s 8 -I 8 " + args, "MsgRate");
 }
@@ -129,4 +150,12 @@ TEST_CASE("A SEND's one-way latency is a WRITE's plus its receive CQE", "[timing
     const double send = latency("-t send --lat -s 8");
     CHECK(send > write);
     CHECK(send < write + 0.1);  // the CQE's unit time and 64 B behind the data, not a DMA latency
+}
+
+TEST_CASE("SOFTNDK_TIME sets the time mode of --profile's adapters and --time overrides it",
+          "[timing][cli]") {
+    CHECK(time_mode("env -u SOFTNDK_TIME", "") == "functional");
+    CHECK(time_mode("SOFTNDK_TIME=paced", "") == "paced");
+    CHECK(time_mode("SOFTNDK_TIME=paced", "--time functional") == "functional");
+    CHECK(time_mode("env -u SOFTNDK_TIME", "--time paced") == "paced");
 }

@@ -213,8 +213,8 @@ void add_perftest_options(CLI::App &cmd, PerfOptions &o, std::string *legacy_mod
                    "for this run, e.g. --set blueflame_bytes=0 (repeatable; requires --profile)");
     cmd.add_option("--time", o.time_mode,
                    "functional|paced: the time mode of --profile's adapters (requires "
-                   "--profile; otherwise SOFTNDK_TIME sets it). paced: --clock wall shows "
-                   "what the modeled hardware would show")
+                   "--profile; without it SOFTNDK_TIME sets the mode). paced: --clock wall "
+                   "shows what the modeled hardware would show")
         ->check(CLI::IsMember({"functional", "paced"}));
 }
 

@@ -1044,7 +1044,9 @@ void configure_adapters(const PerfOptions &o, const std::vector<OwnAdapter> &ada
         const std::optional<hw::TimeMode> parsed = emu::parse_time_mode(o.time_mode);
         if (!parsed) throw UsageError(fmt::format("unknown time mode '{}'", o.time_mode));
         time_mode = *parsed;
-    } else if (o.profile.empty() && !emu::time_mode_from_environment(time_mode, error)) {
+    } else if (!emu::time_mode_from_environment(time_mode, error)) {
+        // Without --time, SOFTNDK_TIME sets the time mode, with --profile too: a user who
+        // exported SOFTNDK_TIME=paced and picked a profile gets paced adapters.
         throw UsageError(error);
     }
     std::vector<emu::AdapterConfig> configs;
