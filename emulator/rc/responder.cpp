@@ -3,6 +3,7 @@
 // Check order (rnic-model §0 item 5, rxe_resp.c): PSN -> opcode sequence -> QP access
 // (IRD) -> receive resources (RNR NAK) -> length -> rkey (via the MPT) -> execute.
 #include <cstring>
+#include <optional>
 
 #include "device/device.hpp"
 #include "device/log.hpp"
@@ -221,6 +222,19 @@ bool length_ok(const wire::PacketDescriptor &d, uint32_t mtu) {
     return n <= mtu;
 }
 
+// A middle or last packet of the WRITE in progress, in sequence, of a valid length and
+// within the RETH's: responder_receive() takes it through every check to the payload's
+// DMA write, and nothing on the way can fail, take another lock or book the model.
+bool continues_write(const Qp &qp, const wire::PacketDescriptor &d) {
+    const auto &info = d.info();
+    const Responder &s = qp.resp;
+    return info.family == OpFamily::kWrite && info.ext == wire::kExtNone &&
+           (info.position == MsgPosition::kMiddle || info.position == MsgPosition::kLast) &&
+           s.in_progress == Responder::Message::kWrite &&
+           wire::classify_request_psn(s.epsn, d.bth.psn) == wire::PsnClass::kExpected &&
+           length_ok(d, qp.path.mtu) && s.offset + d.payload.size() <= s.write_target.length();
+}
+
 }  // namespace
 
 time::CacheLookup responder_lookup(const Qp &qp, const wire::PacketDescriptor &d) {
@@ -244,9 +258,20 @@ void responder_receive(Qp &qp, const wire::PacketDescriptor &d, bool unit_booked
 
     // The QP's processing unit takes the packet, with the QP context and, for a packet
     // of an RDMA WRITE or READ, the target's MPT and MTT entries (a miss stalls it).
+    // A WRITE's middle and last packets book the payload's DMA write with the unit's
+    // work, under one hold of the model's lock (the bookings of the two steps).
+    std::optional<uint64_t> written;
     if (!unit_booked) {
-        qp.now_ns = dev.timing().receive_unit(qp.number, qp.now_ns, dev.cost().pu_packet_ns,
-                                              responder_lookup(qp, d));
+        if (continues_write(qp, d)) {
+            const auto at = dev.timing().receive_unit_then_dma_write(
+                qp.number, qp.now_ns, dev.cost().pu_packet_ns, responder_lookup(qp, d),
+                d.payload.size());
+            qp.now_ns = at.processed;
+            written = at.written;
+        } else {
+            qp.now_ns = dev.timing().receive_unit(qp.number, qp.now_ns, dev.cost().pu_packet_ns,
+                                                  responder_lookup(qp, d));
+        }
     }
 
     // 1. PSN
@@ -396,7 +421,8 @@ void responder_receive(Qp &qp, const wire::PacketDescriptor &d, bool unit_booked
         if (s.offset + d.payload.size() > s.write_target.length()) {
             return fatal(qp, psn, wire::NakCode::kInvalidRequest, "WRITE longer than its RETH");
         }
-        s.placed_ns = std::max(s.placed_ns, dev.timing().dma_write(qp.now_ns, d.payload.size()));
+        s.placed_ns = std::max(
+            s.placed_ns, written ? *written : dev.timing().dma_write(qp.now_ns, d.payload.size()));
         dev.pace(s.placed_ns);
         qp.placement.place({&s.write_target, 1}, s.offset, d.payload);
         s.offset += d.payload.size();

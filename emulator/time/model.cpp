@@ -84,6 +84,10 @@ uint64_t TimingModel::dma_read_locked(uint64_t t, uint64_t bytes) {
 uint64_t TimingModel::dma_write(uint64_t t, uint64_t bytes) {
     if (!enabled_) return t;
     std::lock_guard lock(lock_);
+    return dma_write_locked(t, bytes);
+}
+
+uint64_t TimingModel::dma_write_locked(uint64_t t, uint64_t bytes) {
     const uint64_t busy = pcie_occupancy(bytes);
     const uint64_t done = at_ns(dma_write_.reserve(at_ps(t), busy) + busy) + cost_.dma_write_ns;
     tracing::dma(this, false, t, done, bytes);
@@ -156,6 +160,16 @@ TimingModel::Received TimingModel::receive_into_unit(uint32_t qp, uint64_t t, ui
     std::lock_guard lock(lock_);
     const uint64_t arrived = receive_locked(t);
     return {arrived, process_locked(receive_units_, qp, arrived, ns, lookup)};
+}
+
+TimingModel::UnitThenWrite TimingModel::receive_unit_then_dma_write(uint32_t qp, uint64_t t,
+                                                                    uint32_t ns,
+                                                                    const Lookup &lookup,
+                                                                    uint64_t bytes) {
+    if (!enabled_) return {t, t};
+    std::lock_guard lock(lock_);
+    const uint64_t processed = process_locked(receive_units_, qp, t, ns, lookup);
+    return {processed, dma_write_locked(processed, bytes)};
 }
 
 uint64_t TimingModel::receive_locked(uint64_t t) {

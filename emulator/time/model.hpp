@@ -118,6 +118,16 @@ class TimingModel {
         uint64_t processed;
     };
     Received receive_into_unit(uint32_t qp, uint64_t t, uint32_t ns, const Lookup &lookup = {});
+    // receive_unit(), then dma_write() of `bytes` from when the unit is done, under one
+    // hold of the lock: a packet whose payload the responder writes straight after its
+    // unit's work, with nothing in between that can fail or book the model (the middle
+    // and last packets of a WRITE, rc/responder.cpp). The same bookings as the two steps.
+    struct UnitThenWrite {
+        uint64_t processed;
+        uint64_t written;
+    };
+    UnitThenWrite receive_unit_then_dma_write(uint32_t qp, uint64_t t, uint32_t ns,
+                                              const Lookup &lookup, uint64_t bytes);
 
     // Several steps under one hold of the model's lock, for the packets of a run
     // (fabric.hpp, Packet::run): the same bookings, in the same order, as calling the
@@ -151,6 +161,7 @@ class TimingModel {
   private:
     // The steps' work, with lock_ held (by the step, or by a Batch).
     uint64_t dma_read_locked(uint64_t t, uint64_t bytes);
+    uint64_t dma_write_locked(uint64_t t, uint64_t bytes);
     uint64_t transmit_locked(uint64_t t, uint64_t transport_bytes, bool loopback);
     uint64_t receive_locked(uint64_t t);
     uint64_t pcie_occupancy(uint64_t bytes) const;
