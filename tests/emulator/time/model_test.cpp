@@ -52,6 +52,9 @@ TEST_CASE("The ideal profile switches the model off", "[model]") {
     CHECK(m.send_unit(2, 7, 0, TimingModel::access(0x100, 0, 1 << 20)) == 7);
     CHECK(m.transmit(7, 4096, false) == 7);
     CHECK(m.receive(7) == 7);
+    const auto unit_then_write = m.receive_unit_then_dma_write(2, 7, 0, {}, 4096);
+    CHECK(unit_then_write.processed == 7);
+    CHECK(unit_then_write.written == 7);
     CHECK_FALSE(CostModel{}.ideal());  // the defaults model a real RNIC
 }
 
@@ -178,4 +181,27 @@ TEST_CASE("Times far from 0 book relative to the model's origin and do not overf
     CHECK(paced.transmit(year, 40, false) == year + at_zero.transmit(0, 40, false));
     // An untrusted time before the origin counts as the origin.
     CHECK(paced.doorbell(5, false) == year + 100);
+}
+
+TEST_CASE("A receive unit's work then a DMA write in one step books what the two steps book",
+          "[model]") {
+    // Two models fed the same requests, one through receive_unit() and dma_write(), the
+    // other through receive_unit_then_dma_write(): their answers and their later
+    // bookings (queued behind the same intervals, the same cache hits) agree.
+    TimingModel apart(simple());
+    TimingModel together(simple());
+    const auto access = TimingModel::access(5 << 8, 0x1000, 4096);
+    for (uint64_t i = 0; i < 200; ++i) {
+        const uint32_t qp = static_cast<uint32_t>(i % 3);
+        const uint64_t t = 1000 + i * 90;  // faster than the DMA channel: it backs up
+        const uint64_t bytes = 256 + 64 * (i % 5);
+        const uint64_t processed = apart.receive_unit(qp, t, 30, access);
+        const uint64_t written = apart.dma_write(processed, bytes);
+        const auto both = together.receive_unit_then_dma_write(qp, t, 30, access, bytes);
+        REQUIRE(both.processed == processed);
+        REQUIRE(both.written == written);
+        REQUIRE(together.dma_write(t, 64) == apart.dma_write(t, 64));  // a CQE between
+    }
+    CHECK(together.stats().dma_write_busy_ns == apart.stats().dma_write_busy_ns);
+    CHECK(together.stats().mtt_misses == apart.stats().mtt_misses);
 }
