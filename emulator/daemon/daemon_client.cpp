@@ -227,6 +227,7 @@ int32_t DaemonClient::round_trip(const hw::CommandHeader &request, hw::ResponseH
     const auto *bytes = reinterpret_cast<const std::byte *>(&request);
     if (!send_with_fds(socket_.get(), {bytes, request.request_bytes}, fds)) return removed();
     ResponseFrame frame{};
+    await_readable_briefly(socket_.get(), kReplySpinNs);
     if (!receive_exact(socket_.get(), std::as_writable_bytes(std::span(&frame, 1)), received)) {
         return removed();
     }

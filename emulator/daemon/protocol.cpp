@@ -1,6 +1,8 @@
 #include "daemon/protocol.hpp"
 #include "daemon/socket_security.hpp"
 
+#include <poll.h>
+#include <sched.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -10,10 +12,12 @@
 #include <cstdlib>
 #include <cstring>
 #include <string_view>
+#include <thread>
 
 #include "device/device.hpp"
 #include "device/profile.hpp"
 #include "device/status.hpp"
+#include "softndk/monotonic.hpp"
 
 namespace softndk::emu::daemon {
 
@@ -204,6 +208,15 @@ ssize_t receive_some(int socket, std::span<std::byte> bytes, std::vector<UniqueF
         }
     }
     return n;
+}
+
+void await_readable_briefly(int socket, uint64_t spin_ns) {
+    static const bool several_cpus = std::thread::hardware_concurrency() > 1;
+    if (!several_cpus || spin_ns == 0) return;
+    const uint64_t until = monotonic_ns() + spin_ns;
+    pollfd ready{socket, POLLIN, 0};
+    while (::poll(&ready, 1, 0) == 0 && monotonic_ns() < until)
+        ::sched_yield();
 }
 
 bool receive_exact(int socket, std::span<std::byte> bytes, std::vector<UniqueFd> &fds) {

@@ -1,5 +1,6 @@
 #include "daemon/server.hpp"
 
+#include <sched.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -15,6 +16,7 @@
 #include <map>
 #include <set>
 #include <stdexcept>
+#include <thread>
 #include <tuple>
 
 #include "daemon/doorbell_thread.hpp"
@@ -25,6 +27,7 @@
 #include "daemon/socket_security.hpp"
 #include "device/config.hpp"
 #include "device/status.hpp"
+#include "softndk/monotonic.hpp"
 
 namespace softndk::emu::daemon {
 
@@ -738,12 +741,45 @@ Daemon::~Daemon() {
     if (d.bound) ::unlink(d.options.socket_path.c_str());
 }
 
+namespace {
+// io.run(), except that after the last handler ran the thread keeps polling for ready
+// ones, yielding the CPU in between, for up to kIdleSpinNs before it blocks. A consumer
+// issues its commands one after another (create, register, connect, ...) and waits for
+// each answer; blocking at once put the I/O thread to sleep between them, and on a VM
+// the halted vCPU's wakeup cost more than the command (client side:
+// await_readable_briefly). Polling the whole io_context, not one session's socket,
+// keeps every session's turn fair. One CPU: plain run(), a spin would hold the CPU the
+// consumer needs.
+constexpr uint64_t kIdleSpinNs = 20'000;
+
+void run_io(asio::io_context &io) {
+    static const bool several_cpus = std::thread::hardware_concurrency() > 1;
+    if (!several_cpus) {
+        io.run();
+        return;
+    }
+    uint64_t idle_since = monotonic_ns();
+    while (!io.stopped()) {
+        if (io.poll() != 0) {
+            idle_since = monotonic_ns();
+        } else if (io.stopped()) {
+            return;  // out of work, as run() returns
+        } else if (monotonic_ns() - idle_since < kIdleSpinNs) {
+            ::sched_yield();
+        } else {
+            io.run_one();  // sleeps until a handler is ready
+            idle_since = monotonic_ns();
+        }
+    }
+}
+}  // namespace
+
 void Daemon::run() {
     // Session handlers catch what they throw (Session::read); this catches whatever
     // else might, so that one bad handler never ends the daemon.
     for (;;) {
         try {
-            impl_->io.run();
+            run_io(impl_->io);
             return;
         } catch (const std::exception &e) {
             log().error("I/O thread: {} (continuing)", e.what());
