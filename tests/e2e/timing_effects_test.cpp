@@ -16,45 +16,38 @@
 
 namespace {
 
+// The output of `ENV softndk perf --clock model --profile PROFILE -j ARGS`, which must
+// exit 0, and the first match of `pattern`'s group in it.
+std::string perf_report(const std::string &env, const std::string &profile, const std::string &args,
+                        const std::string &pattern) {
+    const std::string command = env + " " + SOFTNDK_E2E_SOFTNDK + " perf --clock model --profile " +
+                                profile + " -j " + args + " 2>&1";
+    FILE *pipe = ::popen(command.c_str(), "r");
+    if (pipe == nullptr) throw std::runtime_error("popen failed");
+    std::string out;
+    char buffer[4096];
+    while (size_t n = std::fread(buffer, 1, sizeof buffer, pipe))
+        out.append(buffer, n);
+    const int status = ::pclose(pipe);
+    INFO(command << "\n" << out);
+    REQUIRE(WIFEXITED(status));
+    REQUIRE(WEXITSTATUS(status) == 0);
+    std::smatch m;
+    REQUIRE(std::regex_search(out, m, std::regex(pattern)));
+    return m[1].str();
+}
+
 // The first number reported under `key` by `softndk perf --clock model --profile
 // cx6-200g -j ARGS`.
 double perf(const std::string &args, const std::string &key) {
-    const std::string command = std::string(SOFTNDK_E2E_SOFTNDK) +
-                                " perf --clock model --profile cx6-200g -j " + args + " 2>&1";
-    FILE *pipe = ::popen(command.c_str(), "r");
-    if (pipe == nullptr) throw std::runtime_error("popen failed");
-    std::string out;
-    char buffer[4096];
-    while (size_t n = std::fread(buffer, 1, sizeof buffer, pipe))
-        out.append(buffer, n);
-    const int status = ::pclose(pipe);
-    INFO(command << "\n" << out);
-    REQUIRE(WIFEXITED(status));
-    REQUIRE(WEXITSTATUS(status) == 0);
-    std::smatch m;
-    REQUIRE(std::regex_search(out, m, std::regex("\"" + key + "\": *([0-9.eE+-]+)")));
-    return std::stod(m[1].str());
+    return std::stod(perf_report("", "cx6-200g", args, "\"" + key + "\": *([0-9.eE+-]+)"));
 }
 
-// The "time_mode" of `ENV softndk perf --clock model --profile cx5-100g -j ARGS`.
+// The "time_mode" of `ENV softndk perf --clock model --profile cx5-100g -j` for an 8 B
+// write latency run, with ARGS.
 std::string time_mode(const std::string &env, const std::string &args) {
-    const std::string command = env + " " + SOFTNDK_E2E_SOFTNDK +
-                                " perf --clock model --profile cx5-100g -j -t write --lat -s 8 "
-                                "-n 50 " +
-                                args + " 2>&1";
-    FILE *pipe = ::popen(command.c_str(), "r");
-    if (pipe == nullptr) throw std::runtime_error("popen failed");
-    std::string out;
-    char buffer[4096];
-    while (size_t n = std::fread(buffer, 1, sizeof buffer, pipe))
-        out.append(buffer, n);
-    const int status = ::pclose(pipe);
-    INFO(command << "\n" << out);
-    REQUIRE(WIFEXITED(status));
-    REQUIRE(WEXITSTATUS(status) == 0);
-    std::smatch m;
-    REQUIRE(std::regex_search(out, m, std::regex("\"time_mode\": *\"([a-z]+)\"")));
-    return m[1].str();
+    return perf_report(env, "cx5-100g", "-t write --lat -s 8 -n 50 " + args,
+                       "\"time_mode\": *\"([a-z]+)\"");
 }
 
 double rate(const std::string &args) {  // Mmsg/s

@@ -135,6 +135,15 @@ class ReferenceTimeline {
     uint64_t forgotten_until_ = 0;
 };
 
+// Books (arrival, occupancy) on both and requires the same start and the same end of
+// the newest booking.
+void book_both(Timeline &timeline, ReferenceTimeline &reference, int i, uint64_t arrival,
+               uint64_t occupancy) {
+    INFO("booking " << i << ": arrival " << arrival << ", occupancy " << occupancy);
+    REQUIRE(timeline.reserve(arrival, occupancy) == reference.reserve(arrival, occupancy));
+    REQUIRE(timeline.busy_until() == reference.busy_until());
+}
+
 TEST_CASE("A backlogged resource books as the plain rules do", "[timeline]") {
     // Arrivals faster than the resource serves them (a DMA channel slower than the
     // link): most land inside the newest interval, some exactly at its start or end,
@@ -158,9 +167,7 @@ TEST_CASE("A backlogged resource books as the plain rules do", "[timeline]") {
             at = newest - busy - step(random) % 2;
         else if (p == 3 && at > 300)
             at -= 300;
-        INFO("booking " << i << ": arrival " << at << ", occupancy " << busy);
-        REQUIRE(timeline.reserve(at, busy) == reference.reserve(at, busy));
-        REQUIRE(timeline.busy_until() == reference.busy_until());
+        book_both(timeline, reference, i, at, busy);
     }
 }
 
@@ -177,9 +184,7 @@ TEST_CASE("Out-of-order bookings over many histories match the plain rules", "[t
         base += gap(random);
         const uint64_t arrival = base - jitter(random) % std::min<uint64_t>(base, 400);
         const uint64_t occupancy = i % 97 == 0 ? 0 : length(random);
-        INFO("booking " << i << ": arrival " << arrival << ", occupancy " << occupancy);
-        REQUIRE(timeline.reserve(arrival, occupancy) == reference.reserve(arrival, occupancy));
-        REQUIRE(timeline.busy_until() == reference.busy_until());
+        book_both(timeline, reference, i, arrival, occupancy);
     }
 }
 
