@@ -135,57 +135,57 @@ class ReferenceTimeline {
     uint64_t forgotten_until_ = 0;
 };
 
-// Books (arrival, occupancy) on both and requires the same start and the same end of
-// the newest booking.
-void book_both(Timeline &timeline, ReferenceTimeline &reference, int i, uint64_t arrival,
-               uint64_t occupancy) {
-    INFO("booking " << i << ": arrival " << arrival << ", occupancy " << occupancy);
-    REQUIRE(timeline.reserve(arrival, occupancy) == reference.reserve(arrival, occupancy));
-    REQUIRE(timeline.busy_until() == reference.busy_until());
+// Books 50,000 requests, each (arrival, occupancy) = next(random, reference, i), on a
+// Timeline and on the reference, and requires the same start and the same end of the
+// newest booking every time.
+template <class Next>
+void compare_with_reference(uint64_t seed, Next next) {
+    std::mt19937_64 random(seed);
+    Timeline timeline;
+    ReferenceTimeline reference;
+    for (int i = 0; i < 50000; ++i) {
+        const auto [arrival, occupancy] = next(random, reference, i);
+        INFO("booking " << i << ": arrival " << arrival << ", occupancy " << occupancy);
+        REQUIRE(timeline.reserve(arrival, occupancy) == reference.reserve(arrival, occupancy));
+        REQUIRE(timeline.busy_until() == reference.busy_until());
+    }
 }
+
+using Booking = std::pair<uint64_t, uint64_t>;
 
 TEST_CASE("A backlogged resource books as the plain rules do", "[timeline]") {
     // Arrivals faster than the resource serves them (a DMA channel slower than the
     // link): most land inside the newest interval, some exactly at its start or end,
     // some before it, in the gaps an idle spell left.
-    std::mt19937_64 random(7);
     std::uniform_int_distribution<uint64_t> step(0, 6), occupancy(5, 9), pick(0, 9);
-    Timeline timeline;
-    ReferenceTimeline reference;
     uint64_t arrival = 100;
-    for (int i = 0; i < 50000; ++i) {
-        arrival += i % 500 == 0 ? 2000 : step(random);  // now and then an idle spell
-        const uint64_t busy = occupancy(random);
-        const uint64_t newest = reference.newest_start();
-        uint64_t at = arrival;
-        const uint64_t p = pick(random);
-        if (p == 0)
-            at = reference.busy_until();
-        else if (p == 1)
-            at = newest;
-        else if (p == 2 && newest > busy + 1)  // just fits before it, or just does not
-            at = newest - busy - step(random) % 2;
-        else if (p == 3 && at > 300)
-            at -= 300;
-        book_both(timeline, reference, i, at, busy);
-    }
+    compare_with_reference(
+        7, [&](std::mt19937_64 &random, const ReferenceTimeline &reference, int i) -> Booking {
+            arrival += i % 500 == 0 ? 2000 : step(random);  // now and then an idle spell
+            const uint64_t busy = occupancy(random);
+            const uint64_t newest = reference.newest_start();
+            const uint64_t p = pick(random);
+            if (p == 0) return {reference.busy_until(), busy};
+            if (p == 1) return {newest, busy};
+            if (p == 2 && newest > busy + 1)  // just fits before it, or just does not
+                return {newest - busy - step(random) % 2, busy};
+            if (p == 3 && arrival > 300) return {arrival - 300, busy};
+            return {arrival, busy};
+        });
 }
 
 TEST_CASE("Out-of-order bookings over many histories match the plain rules", "[timeline]") {
     // Requests arrive around a rising base, out of order (as when the host runs 16 QPs
     // one after another), so bookings land in the middle, merge, and are forgotten while
     // the kept window slides through its storage many times.
-    std::mt19937_64 random(12);
     std::uniform_int_distribution<uint64_t> jitter(0, 400), length(1, 20), gap(10, 60);
-    Timeline timeline;
-    ReferenceTimeline reference;
     uint64_t base = 1000;
-    for (int i = 0; i < 50000; ++i) {
-        base += gap(random);
-        const uint64_t arrival = base - jitter(random) % std::min<uint64_t>(base, 400);
-        const uint64_t occupancy = i % 97 == 0 ? 0 : length(random);
-        book_both(timeline, reference, i, arrival, occupancy);
-    }
+    compare_with_reference(
+        12, [&](std::mt19937_64 &random, const ReferenceTimeline &, int i) -> Booking {
+            base += gap(random);
+            const uint64_t arrival = base - jitter(random) % std::min<uint64_t>(base, 400);
+            return {arrival, i % 97 == 0 ? 0 : length(random)};
+        });
 }
 
 TEST_CASE("LRU cache: a miss inserts, a hit refreshes, the least recent goes", "[lru]") {
