@@ -336,7 +336,9 @@ void Device::deliver_run_to_qp(Packet &run) {
     }
     // The device clock sees the whole run at once: one compare-and-swap, not one per
     // packet. Nothing the packets cause is dated by it (a responder's events carry their
-    // QP's time, responder.cpp), so this changes no model time.
+    // QP's time, responder.cpp), so this changes no model time; only the bound on a
+    // doorbell stamped a second ahead of the device (requester.cpp, doorbell_posted)
+    // can move, by the run's span.
     clock_.observe(last_arrival);
     const bool request = run.desc.info().is_request;
     // The packet counters are added once for the run (an atomic add per packet was a
