@@ -210,9 +210,13 @@ ssize_t receive_some(int socket, std::span<std::byte> bytes, std::vector<UniqueF
     return n;
 }
 
-void await_readable_briefly(int socket, uint64_t spin_ns) {
+bool spinning_pays() {
     static const bool several_cpus = std::thread::hardware_concurrency() > 1;
-    if (!several_cpus || spin_ns == 0) return;
+    return several_cpus;
+}
+
+void await_readable_briefly(int socket, uint64_t spin_ns) {
+    if (!spinning_pays() || spin_ns == 0) return;
     const uint64_t until = monotonic_ns() + spin_ns;
     pollfd ready{socket, POLLIN, 0};
     while (::poll(&ready, 1, 0) == 0 && monotonic_ns() < until)

@@ -135,6 +135,11 @@ bool send_with_fds(int socket, std::span<const std::byte> bytes, std::span<const
 // single-CPU machine it returns at once: whoever would answer needs that CPU.
 void await_readable_briefly(int socket, uint64_t spin_ns);
 
+// Whether a thread about to sleep may spin first: more than one CPU is online (on one,
+// whoever would wake it needs that CPU). await_readable_briefly() and the daemon's I/O
+// loop ask it.
+bool spinning_pays();
+
 // Reads exactly `bytes` (blocking), collecting any fds that arrive (MSG_CMSG_CLOEXEC).
 // False on EOF or error; fds received so far stay in `fds`.
 bool receive_exact(int socket, std::span<std::byte> bytes, std::vector<UniqueFd> &fds);

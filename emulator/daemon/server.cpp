@@ -16,7 +16,6 @@
 #include <map>
 #include <set>
 #include <stdexcept>
-#include <thread>
 #include <tuple>
 
 #include "daemon/doorbell_thread.hpp"
@@ -753,8 +752,7 @@ namespace {
 constexpr uint64_t kIdleSpinNs = 20'000;
 
 void run_io(asio::io_context &io) {
-    static const bool several_cpus = std::thread::hardware_concurrency() > 1;
-    if (!several_cpus) {
+    if (!spinning_pays()) {
         io.run();
         return;
     }

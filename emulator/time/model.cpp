@@ -43,7 +43,7 @@ TimingModel::TimingModel(const CostModel &cost, uint64_t origin_ns)
       tlp_bytes_(std::max<uint64_t>(cost.pcie_tlp_bytes, 1)),
       tlp_shift_(std::has_single_bit(tlp_bytes_) ? std::countr_zero(tlp_bytes_) : -1),
       unit_count_(std::max<uint32_t>(cost.processing_units, 1)),
-      unit_mask_(std::has_single_bit(unit_count_) ? unit_count_ - 1 : 0),
+      units_power_of_two_(std::has_single_bit(unit_count_)),
       send_units_(unit_count_),
       receive_units_(unit_count_),
       qpc_(cost.qpc_cache_entries),
@@ -122,7 +122,7 @@ uint64_t TimingModel::process_locked(std::vector<Timeline> &units, uint32_t qp, 
         fetch(mtt_, lookup.mtt_first + p, kMttEntryBytes);
     const uint64_t busy = ps(ns) + stall;
     // Unit counts are powers of two in every profile: a mask, not a division, per step.
-    const uint32_t unit = unit_mask_ != 0 || unit_count_ == 1 ? qp & unit_mask_ : qp % unit_count_;
+    const uint32_t unit = units_power_of_two_ ? qp & (unit_count_ - 1) : qp % unit_count_;
     return at_ns(units[unit].reserve(at_ps(t), busy) + busy);
 }
 

@@ -180,7 +180,7 @@ class TimingModel {
     const uint64_t tlp_bytes_;                // cost_.pcie_tlp_bytes, at least 1
     const int tlp_shift_;                     // log2(tlp_bytes_) if a power of two, else -1
     const uint32_t unit_count_;               // processing units of each kind
-    const uint32_t unit_mask_;                // unit_count_ - 1 if a power of two, else 0
+    const bool units_power_of_two_;           // unit_count_ is: a unit is qp & (count - 1)
     mutable SpinLock lock_;                   // guards every timeline and cache below
     uint64_t serialised_bytes_ = UINT64_MAX;  // transmit_locked(): the last size priced,
     uint64_t serialise_ps_ = 0;               // and its serialisation on the link

@@ -109,6 +109,21 @@ TEST_CASE("One processing unit serves one QP at a time, and units work in parall
     CHECK(m.send_unit(6, base, 50) == base + 150);
 }
 
+TEST_CASE("With a unit count that is not a power of two, QP n is served by unit n mod count",
+          "[model]") {
+    CostModel c = simple();
+    c.processing_units = 3;
+    c.qpc_cache_entries = 8;
+    TimingModel m(c);
+    for (uint32_t qp : {1u, 2u, 4u, 5u})
+        m.send_unit(qp, 0, 0);  // warm the QP contexts
+    const uint64_t base = 100000;
+    CHECK(m.send_unit(1, base, 50) == base + 50);
+    CHECK(m.send_unit(2, base, 50) == base + 50);   // unit 2: in parallel
+    CHECK(m.send_unit(4, base, 50) == base + 100);  // 4 mod 3 = unit 1, behind QP 1
+    CHECK(m.send_unit(5, base, 50) == base + 100);  // 5 mod 3 = unit 2, behind QP 2
+}
+
 TEST_CASE("A cache miss stalls the unit for a DMA read of the entry", "[model]") {
     TimingModel m(simple());
     // QP context miss: 500 ns + (256 + 24) B * 100 ps = 28 ns.
