@@ -59,17 +59,26 @@ for w in "-t write --lat -s 8 -n 200000" "-t send --lat -s 64 -n 200000" \
 done
 echo "(wall seconds of the whole run, functional mode, both ends in one process)"
 echo
-printf "%-52s %-12s %-12s %-8s %s\n" "paced mode, cx5-100g" "wall us" "model us" ratio "target 0.85-1.15x"
+printf "%-52s %-12s %-12s %-8s %-18s %s\n" "paced mode, cx5-100g" "wall us" "model us" ratio \
+  "late, avg ns" "target 0.85-1.15x"
 for w in "-t write --lat -s 8 -n 20000" "-t send --lat -s 8 -n 20000" "-t read --lat -s 8 -n 20000"; do
   # shellcheck disable=SC2086
   paced=$(typical --profile cx5-100g --time paced --clock wall $w)
   # shellcheck disable=SC2086
   model=$(typical --profile cx5-100g --clock model $w)
+  # shellcheck disable=SC2086
+  late=$("$softndk" perf --profile cx5-100g --time paced --clock wall $w --json 2>/dev/null |
+    awk 'match($0, /"paced_placements": *[0-9]+, "paced_late": *[0-9]+, "paced_late_avg_ns": *[0-9]+/) {
+      split(substr($0, RSTART, RLENGTH), f, /[^0-9]+/);
+      if (f[2] > 0) printf "%.0f%%, %d", 100 * f[3] / f[2], f[4] }')
   verdict=$(awk -v a="$paced" -v b="$model" 'BEGIN { if (a + 0 <= 0 || b + 0 <= 0) print "n/a";
     else { r = a / b; print (r >= 0.85 && r <= 1.15) ? "MET" : "MISS" } }')
-  printf "%-52s %-12s %-12s %-8s %s\n" "$w" "$paced" "$model" "$(ratio "$paced" "$model")" "$verdict"
+  printf "%-52s %-12s %-12s %-8s %-18s %s\n" "$w" "$paced" "$model" "$(ratio "$paced" "$model")" \
+    "${late:-n/a}" "$verdict"
 done
-echo "(t_typical; wall = SOFTNDK_TIME=paced measured with the wall clock, model = --clock model)"
+echo "(t_typical; wall = SOFTNDK_TIME=paced measured with the wall clock, model = --clock model;"
+echo " late = the share of payloads the host placed only after their model time, and by how"
+echo " much on average: perf's paced_late and paced_late_avg_ns, from one more run)"
 # The ends of a paced ping-pong run on two threads, and the device state both ends'
 # engines share crosses between their cores on every message: the paced figures follow
 # this machine's cache-line round trip, which on a VM moves with the vCPUs' placement.

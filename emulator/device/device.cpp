@@ -272,8 +272,16 @@ SteadyTime Device::wall_deadline(uint64_t now_ns, uint64_t deadline_ns) const {
     return sim::steady_now() + std::chrono::nanoseconds(span);
 }
 
-void Device::pace(uint64_t t) const {
-    if (time_mode() == hw::TimeMode::kPaced) wait_until_monotonic(t);
+void Device::pace(uint64_t t) {
+    if (time_mode() != hw::TimeMode::kPaced) return;
+    counters_.add(Counter::paced_placements);
+    const uint64_t now = monotonic_ns();
+    if (now > t) {
+        counters_.add(Counter::paced_late);
+        counters_.add(Counter::paced_late_ns, now - t);
+        return;
+    }
+    wait_until_monotonic(t);
 }
 
 void Device::progress_loop() {

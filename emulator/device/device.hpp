@@ -252,8 +252,11 @@ class Device final : public Port {
     SteadyTime wall_deadline(uint64_t now_ns, uint64_t deadline_ns) const;
     // Paced mode: returns once model time `t` has come (the monotonic clock reached
     // it); functional: at once. The data path calls it before it makes data visible
-    // in host memory, which a consumer may poll without any completion.
-    void pace(uint64_t t) const;
+    // in host memory, which a consumer may poll without any completion. Paced mode
+    // also counts the placement, and a placement the host reached only after `t` (its
+    // own work took longer than the model's): paced_placements, paced_late and
+    // paced_late_ns say how far the host kept up with the model (docs/timing.md §2).
+    void pace(uint64_t t);
     // Starting PSN for a new connection.
     uint32_t next_start_psn(uint32_t qp_number);
     // The logical address space (NdkBuildLAM) of a context, or nullptr if it is gone.

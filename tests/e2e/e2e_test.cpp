@@ -16,6 +16,8 @@
 
 // Boost.JSON, header-only: the implementation is compiled into this one file.
 #include <boost/json/src.hpp>
+
+#include <array>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -661,6 +663,57 @@ TEST_CASE("softndk perf in paced mode: an end per thread, never faster than the 
                    "Process        : both ends, one thread\n"));
 }
 
+TEST_CASE("softndk perf in paced mode: how many placements the host reached late", "[e2e][perf]") {
+    // Device::pace() counts every payload placed in paced mode, and those the host's own
+    // path reached only after their model time; perf reports a row's counts. Ten 8 B
+    // writes each way place twenty payloads.
+    auto counts = [](const Run &r) {
+        REQUIRE(r.exit_code == 0);
+        const boost::json::value report = parse_json(r.out);
+        const auto &row = report.as_object().at("results").as_array().at(0).as_object();
+        return std::array<double, 3>{number(row.at("paced_placements")),
+                                     number(row.at("paced_late")),
+                                     number(row.at("paced_late_avg_ns"))};
+    };
+    const std::vector<std::string> writes = {"-t", "write", "--lat", "-s",
+                                             "8",  "-n",    "10",    "--json"};
+    auto with = [&writes](std::vector<std::string> args) {
+        args.insert(args.end(), writes.begin(), writes.end());
+        return args;
+    };
+    if (daemon_mode()) {
+        const Daemon paced({"SOFTNDK_TIME=paced"});
+        const auto [placed, late, late_ns] = counts(run(kSoftndk, with({"perf"}), paced.env()));
+        CHECK(placed == 20);
+        CHECK(late <= placed);
+        CHECK((late == 0) == (late_ns == 0));
+    } else {
+        // 20 ms of propagation each way: the host is always there before the model time.
+        const auto [placed, late, late_ns] =
+            counts(run(kSoftndk, with({"perf", "--profile", "cx5-100g", "--set",
+                                       "propagation_ns=20000000", "--time", "paced"})));
+        CHECK(placed == 20);
+        CHECK(late == 0);
+        CHECK(late_ns == 0);
+        // Every cost 0: a placement's model time is its doorbell's, which the host's path
+        // to the placement can only pass.
+        const auto [ideal_placed, ideal_late, ideal_late_ns] =
+            counts(run(kSoftndk, with({"perf", "--profile", "ideal", "--time", "paced"})));
+        CHECK(ideal_placed == 20);
+        CHECK(ideal_late == 20);
+        CHECK(ideal_late_ns > 0);
+        const Run table = run(kSoftndk, {"perf", "--profile", "ideal", "--time", "paced", "-t",
+                                         "write", "--lat", "-n", "10"});
+        CHECK(contains(table.out,
+                       "\n paced: 20 of 20 placements \\(100\\.0%\\) came after their "
+                       "model time, [0-9]+ ns late on average\n"));
+    }
+    // Functional time paces nothing, and perf reports no such counts.
+    const Run functional = run(kSoftndk, with({"perf"}));
+    REQUIRE(functional.exit_code == 0);
+    CHECK_FALSE(contains(functional.out, "paced"));
+}
+
 // ---------------------------------------------------------------------------
 // softndk --version, devices
 // ---------------------------------------------------------------------------
@@ -1131,7 +1184,7 @@ TEST_CASE("softndk stat prints every counter on one line per adapter, rdma's for
         last = at;
     }
     CHECK(contains(
-        r.out, "mtt_cache_misses [0-9]+" +
+        r.out, "paced_late_ns [0-9]+" +
                    std::string(daemon_mode() ? " daemon_sleeps [0-9]+ daemon_wakeups [0-9]+" : "") +
                    "\n$"));
 }

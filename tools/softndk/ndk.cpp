@@ -2,6 +2,7 @@
 
 #include <arpa/inet.h>
 #include <fmt/format.h>
+#include <softndk_faults.h>
 
 #include <algorithm>
 #include <chrono>
@@ -597,6 +598,12 @@ void disconnect_pair(Endpoint &client, Endpoint &server) {
         for (auto &c : e->connections_)
             Endpoint::disconnect_and_close(*c);
     }
+}
+
+std::optional<uint64_t> Endpoint::counter(const char *name) const {
+    ULONG64 value = 0;
+    if (SoftNdkQueryCounter(ndk_adapter_, name, &value) != STATUS_SUCCESS) return std::nullopt;
+    return value;
 }
 
 }  // namespace softndk::tool

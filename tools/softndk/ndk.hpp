@@ -25,6 +25,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -169,6 +170,9 @@ class Endpoint {
     uint64_t model_now() const { return model_time_->SoftNdkGetModelTime(cq_); }
     // SOFTNDK_TIME_MODE_FUNCTIONAL or _PACED. Requires model_time().
     ULONG time_mode() const { return model_time_->SoftNdkGetTimeMode(cq_); }
+    // The adapter's device counter `name` (SoftNdkQueryCounter), nullopt if the
+    // device does not have it.
+    std::optional<uint64_t> counter(const char *name) const;
 
     // The first connection (after connect_pair()); every connection joins the
     // same two adapters' addresses and buffers, only the ports differ.

@@ -1123,6 +1123,45 @@ struct ReportHeader {
     uint32_t length;  // of the text after the header
 };
 
+// Paced mode: how far the host kept up with the model, from the device counters
+// Device::pace() keeps (docs/timing.md §2). A placement the host reached only after
+// its model time means the host's own path (post, device work, placement) took longer
+// than the modeled hardware's, so the wall clock saw the host, not the model.
+struct PacedCounts {
+    uint64_t placements = 0, late = 0, late_ns = 0;
+    PacedCounts operator-(const PacedCounts &o) const {
+        return {placements - o.placements, late - o.late, late_ns - o.late_ns};
+    }
+};
+
+// The counts of both ends' adapters (one, if both ends share it); zeros if the device
+// has no such counters.
+PacedCounts paced_counts(const Endpoint &client, const Endpoint &server) {
+    PacedCounts sum;
+    auto add = [&sum](const Endpoint &e) {
+        sum.placements += e.counter("paced_placements").value_or(0);
+        sum.late += e.counter("paced_late").value_or(0);
+        sum.late_ns += e.counter("paced_late_ns").value_or(0);
+    };
+    add(client);
+    if (server.adapter().if_index != client.adapter().if_index) add(server);
+    return sum;
+}
+
+// A row's table line and JSON object with the paced counts of its run added.
+void add_paced_counts(std::string &table_row, std::string &json_object, const PacedCounts &d) {
+    const double late_percent = d.placements == 0 ? 0.0 : 100.0 * d.late / d.placements;
+    const double late_avg_ns = d.late == 0 ? 0.0 : static_cast<double>(d.late_ns) / d.late;
+    table_row += fmt::format(
+        "\n paced: {} of {} placements ({:.1f}%) came after their model time, {:.0f} ns late "
+        "on average",
+        d.late, d.placements, late_percent, late_avg_ns);
+    json_object.pop_back();  // the closing brace
+    json_object += fmt::format(
+        ", \"paced_placements\": {}, \"paced_late\": {}, \"paced_late_avg_ns\": {:.0f}}}",
+        d.placements, d.late, late_avg_ns);
+}
+
 // The rows a run printed (table rows and JSON objects), and where they go.
 class Output {
   public:
@@ -1476,15 +1515,22 @@ int run_perf(const PerfOptions &options) {
     for (const uint64_t size : sizes) {
         const uint64_t iters = iterations_for(s, size);
         s.deadline = now() + options.duration;
+        const PacedCounts paced_before = s.paced ? paced_counts(client, server) : PacedCounts{};
+        std::string table_row, json_row;
+        std::vector<double> unsorted;
         if (latency) {
-            std::vector<double> unsorted;
             const LatencyRow r = run_latency(s, c, &srv, size, iters, unsorted);
-            out.row(format_row(r), json_object(r));
-            out.samples(std::move(unsorted));
+            table_row = format_row(r);
+            json_row = json_object(r);
         } else {
             const BandwidthRow r = run_bandwidth(s, c, &srv, size, iters);
-            out.row(format_row(r), json_object(r));
+            table_row = format_row(r);
+            json_row = json_object(r);
         }
+        if (s.paced)
+            add_paced_counts(table_row, json_row, paced_counts(client, server) - paced_before);
+        out.row(table_row, json_row);
+        out.samples(std::move(unsorted));
     }
     disconnect_pair(client, server);
     out.finish();
