@@ -196,9 +196,10 @@ void Device::transmit_run(Qp &qp, Packet &&run) {
 void Device::send_timed(Qp &qp, Packet &&packet) {
     const auto &d = packet.desc;
     tracing::packet_tx(*this, qp.number, packet, packet.time_ns);
-    logger(Component::kRc)
-        .trace("qp#{} -> qp#{} {} psn {:#x} len {}", qp.number, d.bth.dest_qp,
-               wire::to_string(d.bth.opcode), d.bth.psn, d.payload.size());
+    // Checked here, not inside spdlog: its trace() is an out-of-line call per packet.
+    if (auto &log = logger(Component::kRc); log.should_log(spdlog::level::trace))
+        log.trace("qp#{} -> qp#{} {} psn {:#x} len {}", qp.number, d.bth.dest_qp,
+                  wire::to_string(d.bth.opcode), d.bth.psn, d.payload.size());
     faults_->transmit(qp.number, qp.context, std::move(packet),
                       [this](Packet &&p) { fabric_->send(std::move(p)); });
 }

@@ -16,6 +16,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <optional>
 #include <span>
 #include <string_view>
@@ -59,7 +60,16 @@ struct IpAddr {
         }
         return bytes[10] == 0xFF && bytes[11] == 0xFF;
     }
-    friend constexpr bool operator==(const IpAddr &, const IpAddr &) noexcept = default;
+    // Two 8-byte compares, not the memcmp call a defaulted == on the array becomes: the
+    // fabric compares addresses several times per packet (route, loopback, delivery).
+    friend bool operator==(const IpAddr &a, const IpAddr &b) noexcept {
+        std::uint64_t a_lo, a_hi, b_lo, b_hi;
+        std::memcpy(&a_lo, a.bytes.data(), 8);
+        std::memcpy(&a_hi, a.bytes.data() + 8, 8);
+        std::memcpy(&b_lo, b.bytes.data(), 8);
+        std::memcpy(&b_hi, b.bytes.data() + 8, 8);
+        return ((a_lo ^ b_lo) | (a_hi ^ b_hi)) == 0;
+    }
 };
 
 // Where a packet comes from and goes to. Only frame serialisation reads the IP/UDP
