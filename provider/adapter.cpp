@@ -170,7 +170,24 @@ void Adapter::ring(Bell bell, uint32_t queue) {
                                                            : hw::DoorbellKind::kCompletionQueue;
     sim::yield("NDK post");  // an NDK call: a control transfer point in simulated time
     hw::set_doorbell(control_->doorbells, kind, queue);
+    if (bell == Bell::kReceive) {
+        // Release: a ring that takes the flag (acquire) then finds the bit set above.
+        receives_unrung_.store(true, std::memory_order_release);
+        return;
+    }
+    // This ring covers the receive bits set so far. A bit set after the exchange leaves
+    // the flag set, for the next ring or empty poll.
+    if (receives_unrung_.load(std::memory_order_relaxed))
+        receives_unrung_.exchange(false, std::memory_order_acquire);
     client_->ring();
+}
+
+bool Adapter::ring_unrung_receives() {
+    if (!receives_unrung_.load(std::memory_order_relaxed) ||
+        !receives_unrung_.exchange(false, std::memory_order_acquire))
+        return false;
+    client_->ring();
+    return true;
 }
 
 // ---------------------------------------------------------------------------

@@ -21,6 +21,7 @@
 
 #include <ndkpi.h>
 
+#include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
@@ -131,9 +132,18 @@ class Adapter : public Embedded<NDK_ADAPTER>, public Object {
     void *map(const hw::MemoryHandle &handle) { return client_->map(handle); }
     void unmap(void *address, size_t bytes) { client_->unmap(address, bytes); }
 
-    // Doorbells: set the queue's bit in the context bitmap, then ring().
+    // Doorbells: set the queue's bit in the context bitmap, then ring the device. A
+    // receive queue's bit alone does not ring: the device reads a receive queue when a
+    // SEND needs a WQE, so its doorbell matters only to a QP in error, whose device
+    // flushes what was posted (rc::receive_doorbell), as an mlx5 RQ has a doorbell
+    // record and no MMIO doorbell. The device services every pending bit, receive bits
+    // included, on the next ring of any kind; ring_unrung_receives() rings for receive
+    // bits no ring has covered yet, and Cq::poll calls it when it finds nothing, so a
+    // flush completion is never held from a consumer that polls or arms its CQ.
     enum class Bell { kSend, kReceive, kArm };
     void ring(Bell bell, uint32_t queue);
+    // Rings if receive bits were set since the last ring; true if it rang.
+    bool ring_unrung_receives();
 
     // Network input on the polling thread (DeviceClient::poll_network): Cq::poll calls
     // poll_network() when it finds nothing, Cq::arm stop_polling_network().
@@ -186,6 +196,8 @@ class Adapter : public Embedded<NDK_ADAPTER>, public Object {
     void device_removed();  // event thread: see removed()
 
     std::unique_ptr<DeviceClient> client_;
+    // Receive bits set since a ring last covered them (ring(), ring_unrung_receives()).
+    std::atomic<bool> receives_unrung_{false};
     NDK_VERSION version_{};
     uint32_t if_index_ = 0;
     hw::DeviceLimits limits_{};

@@ -2,6 +2,7 @@
 // ERRORS arm types through the public CQ table, with completions produced by a real
 // connection (embedded and daemon mode). Arming with ANY and notification once per arm
 // are in data_path_test.cpp.
+#include <cstdlib>
 #include <fstream>
 #include <map>
 #include <regex>
@@ -10,6 +11,7 @@
 #include <thread>
 
 #include <softndk_ext.h>
+#include <softndk_faults.h>
 #include "ndk_test.hpp"
 #include "provider.hpp"  // syndrome_status
 #include "softndk/monotonic.hpp"
@@ -486,4 +488,63 @@ TEST_CASE("Paced mode: no completion is returned before its model time", "[.pace
         CHECK(seen >= done_at);             // never before its time
         CHECK(done_at - posted < 1000000);  // a round trip of the model, not of a timer
     }
+}
+
+TEST_CASE("A receive posted to a QP in error is flushed once its consumer polls or arms the CQ",
+          "[provider][cq][device]") {
+    // A receive's doorbell alone does not ring the device (Adapter::ring): the flush of a
+    // receive posted to a QP in error comes with the consumer's next poll or arm.
+    CqPair p;
+    Side &server = p.server;
+    // The client's write with a bad token moves the server's QP to error; with no
+    // receive posted, nothing completes on the server's CQ.
+    NDK_SGE w = p.client.sge(0, 8);
+    REQUIRE(p.client.qp->Dispatch->NdkWrite(p.client.qp, nullptr, &w, 1, server.remote_address(0),
+                                            server.rtoken ^ 0x100, 0) == STATUS_SUCCESS);
+    CHECK(p.client.poll_one().Status == STATUS_REMOTE_RESOURCES);
+    SECTION("polled") {
+        NDK_SGE rx = server.sge(0, 64);
+        REQUIRE(server.qp->Dispatch->NdkReceive(server.qp, reinterpret_cast<void *>(5), &rx, 1) ==
+                STATUS_SUCCESS);
+        const NDK_RESULT_EX r = server.poll_one();
+        CHECK(r.RequestContext == reinterpret_cast<void *>(5));
+        CHECK(r.Type == NdkOperationTypeReceive);
+        CHECK(r.Status == STATUS_CANCELLED);
+    }
+    SECTION("armed, never polled before the notification") {
+        NDK_SGE rx = server.sge(0, 64);
+        REQUIRE(server.qp->Dispatch->NdkReceive(server.qp, reinterpret_cast<void *>(6), &rx, 1) ==
+                STATUS_SUCCESS);
+        server.cq->Dispatch->NdkArmCq(server.cq, NDK_CQ_NOTIFY_ANY);
+        REQUIRE(wait_for(server.notifications, 1));
+        const NDK_RESULT_EX r = server.poll_one();
+        CHECK(r.RequestContext == reinterpret_cast<void *>(6));
+        CHECK(r.Status == STATUS_CANCELLED);
+    }
+}
+
+TEST_CASE("Posting a receive to a healthy QP does not ring the device", "[provider][cq][device]") {
+    // Embedded mode, where a ring is Device::service on the posting thread and the
+    // `doorbells` counter counts those calls (the daemon's doorbell thread calls it on
+    // its own schedule). The receive is still there for the SEND that needs it.
+    const char *mode = std::getenv("SOFTNDK_MODE");
+    if (mode != nullptr && std::string(mode) == "daemon") return;
+    CqPair p;
+    Side &server = p.server;
+    auto doorbells = [&server] {
+        ULONG64 value = 0;
+        REQUIRE(SoftNdkQueryCounter(server.adapter, "doorbells", &value) == STATUS_SUCCESS);
+        return value;
+    };
+    const ULONG64 before = doorbells();
+    NDK_SGE rx = server.sge(0, 64);
+    REQUIRE(server.qp->Dispatch->NdkReceive(server.qp, reinterpret_cast<void *>(8), &rx, 1) ==
+            STATUS_SUCCESS);
+    CHECK(doorbells() == before);
+    NDK_SGE tx = p.client.sge(0, 8);
+    REQUIRE(p.client.qp->Dispatch->NdkSend(p.client.qp, nullptr, &tx, 1, 0) == STATUS_SUCCESS);
+    const NDK_RESULT_EX r = server.poll_one();
+    CHECK(r.RequestContext == reinterpret_cast<void *>(8));
+    CHECK(r.Status == STATUS_SUCCESS);
+    CHECK(r.BytesTransferred == 8);
 }
