@@ -948,7 +948,7 @@ static_assert(sizeof(FaultRequest) == 8 + 40 + 16 + 32 + 16);
     X(mtt_cache_hits)       /* timing model: MTT (translation) cache hits        */  \
     X(mtt_cache_misses)     /* timing model: MTT (translation) cache misses      */  \
     X(paced_placements)     /* paced mode: payloads placed (WRITE, SEND, READ)   */  \
-    X(paced_late)           /* paced mode: of those, placed after their model time */ \
+    X(paced_late)           /* paced mode: of those, placed after their time     */  \
     X(paced_late_ns)        /* paced mode: how late they were, in total (ns)     */
 // clang-format on
 
