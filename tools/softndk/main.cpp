@@ -204,6 +204,10 @@ void add_perftest_options(CLI::App &cmd, PerfOptions &o, std::string *legacy_mod
                    "device's dates, through SoftNDK's model-time extension; exit 1 without it; "
                    "both ends in one process only)")
         ->transform(CLI::CheckedTransformer(clocks, CLI::ignore_case));
+    cmd.add_option("--stall-timeout", o.stall_timeout,
+                   "seconds a wait may see no completion before the run gives up as stalled "
+                   "(exit 1; default 10). A run that keeps completing is never stalled")
+        ->check(CLI::PositiveNumber);
     cmd.add_option("--profile", o.profile,
                    "embedded mode: run on adapters of this device profile (a name, or a profile "
                    "file path/to/x.ini); in one process rnic0 (client) and rnic1 (server), back "

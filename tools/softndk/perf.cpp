@@ -52,7 +52,6 @@ constexpr uint64_t kMaxAllSize = uint64_t{1} << 23;  // -a: 2 .. 8 MiB
 constexpr ULONG kReadLimit = 16;                     // reads in flight asked for (capped)
 constexpr ULONG kLatencyReceiveDepth = 64;
 constexpr ULONG kBandwidthReceiveDepth = 512;  // > 2 windows of tx depth 128
-constexpr auto kStallTimeout = std::chrono::seconds(10);
 
 // ---------------------------------------------------------------------------
 // Time and waiting
@@ -64,27 +63,43 @@ double now() {
     return std::chrono::duration<double>(Clock::now() - origin).count();
 }
 
+// --stall-timeout: how long a wait goes on without progress before the run gives up.
+// run_perf sets it before any end starts.
+std::chrono::duration<double> stall_timeout{10.0};
+
+// Completions this thread has taken from its CQs (Side::reap). A wait reads it to tell
+// a stall from a long run: every wait loop polls on the thread that waits.
+thread_local uint64_t tls_completions_taken = 0;
+
 // Bounds every wait: yields the processor now and then while nothing happens
-// and gives up after kStallTimeout without progress.
+// and gives up after stall_timeout without progress. Progress is a completion taken
+// on this thread since the wait last looked: a bandwidth run that keeps completing
+// is not stalled however long it runs (a TSan build's 5,000 64 KiB writes over UDP
+// take longer than the default 10 s).
 // The clock is read only once a wait has gone on for a while: most waits of a latency
 // test end within a few polls, and a clock read each would be part of what it measures.
 class Wait {
   public:
     explicit Wait(const char *what) : what_(what) {}
     void idle() {
+        if (tls_completions_taken != completions_seen_) {
+            completions_seen_ = tls_completions_taken;
+            idle_ = 0;  // the stall clock starts again at the next 4,096th idle
+        }
         if (++idle_ % 256 != 0) return;
         std::this_thread::yield();
         if (idle_ % 4096 != 0) return;
         const auto now = Clock::now();
         if (idle_ == 4096) start_ = now;
-        if (now - start_ > kStallTimeout)
+        if (now - start_ > stall_timeout)
             throw std::runtime_error(
-                fmt::format("no progress for {} s while {}", kStallTimeout.count(), what_));
+                fmt::format("no progress for {:g} s while {}", stall_timeout.count(), what_));
     }
 
   private:
     const char *what_;
-    uint64_t idle_ = 0;
+    uint64_t idle_ = 0;  // idles since the last progress
+    uint64_t completions_seen_ = tls_completions_taken;
     Clock::time_point start_;
 };
 
@@ -200,6 +215,7 @@ class Side {
         ULONG64 times[kBatch];
         const ULONG n =
             model_clock_ ? ep.poll_with_times(results, times, kBatch) : ep.poll(results, kBatch);
+        tls_completions_taken += n;
         const double wall = n != 0 && !model_clock_ ? now() : 0;
         for (ULONG i = 0; i < n; ++i) {
             const NDK_RESULT &r = results[i];
@@ -1303,6 +1319,7 @@ void serve(const Setup &s, Side &srv, const std::vector<uint64_t> &sizes, Output
 int run_perf(const PerfOptions &options) {
     Setup s;
     s.options = options;
+    stall_timeout = std::chrono::duration<double>(options.stall_timeout);
     const bool latency = options.mode == Mode::kLatency;
     s.tx_depth = options.tx_depth != 0 ? options.tx_depth
                  : latency             ? kDefaultLatencyTxDepth

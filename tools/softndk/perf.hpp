@@ -116,6 +116,7 @@ struct PerfOptions {
     std::string json_file;          // --out_json / --out_json_file: JSON here, table on stdout
     bool histogram = false;         // -H: every latency sample, sorted
     bool unsorted = false;          // -U: every latency sample, in iteration order
+    double stall_timeout = 10;      // --stall-timeout: seconds without a completion, then exit 1
 };
 
 // A usage error found after parsing (an unknown profile, an option that needs
