@@ -45,6 +45,29 @@ typical() {  # ARGS... -> t_typical (us) of one softndk perf --json run, median 
   done
   median "${values[@]}"
 }
+# paced_runs ARGS... -> "T LATE": T is the median t_typical (us) of REPS paced softndk perf
+# --json runs; LATE is the share of those runs' placements the host reached only after
+# their model time and by how much on average ("94%, 135"), from the same runs (perf's
+# paced_placements, paced_late and paced_late_avg_ns), or n/a
+paced_runs() {
+  local values=() r json placed=0 late=0 late_ns=0 p l a
+  for r in $(seq 1 "$REPS"); do
+    json=$("$softndk" perf "$@" --json 2>/dev/null)
+    values+=("$(awk 'match($0, /"t_typical": *[0-9.]+/) { s = substr($0, RSTART, RLENGTH);
+      sub(/.*: */, "", s); print s }' <<<"$json")")
+    read -r p l a < <(awk 'match($0, /"paced_placements": *[0-9]+, "paced_late": *[0-9]+, "paced_late_avg_ns": *[0-9]+/) {
+      split(substr($0, RSTART, RLENGTH), f, /[^0-9]+/); print f[2], f[3], f[4] }' <<<"$json")
+    [ -n "${p:-}" ] || continue
+    placed=$((placed + p)); late=$((late + l)); late_ns=$((late_ns + l * a))
+  done
+  printf '%s ' "$(median "${values[@]}")"
+  if [ "$placed" -gt 0 ]; then
+    awk -v p="$placed" -v l="$late" -v n="$late_ns" \
+      'BEGIN { printf "%.0f%%, %d\n", 100 * l / p, (l > 0 ? n / l : 0) }'
+  else
+    echo "n/a"
+  fi
+}
 echo
 echo "## Model time (docs/timing.md)"
 printf "%-52s %-12s %-12s %-8s %s\n" workload "model on" "model off" ratio "target <= 1.30x"
@@ -63,14 +86,9 @@ printf "%-52s %-12s %-12s %-8s %-18s %s\n" "paced mode, cx5-100g" "wall us" "mod
   "late, avg ns" "target 0.85-1.15x"
 for w in "-t write --lat -s 8 -n 20000" "-t send --lat -s 8 -n 20000" "-t read --lat -s 8 -n 20000"; do
   # shellcheck disable=SC2086
-  paced=$(typical --profile cx5-100g --time paced --clock wall $w)
+  read -r paced late < <(paced_runs --profile cx5-100g --time paced --clock wall $w)
   # shellcheck disable=SC2086
   model=$(typical --profile cx5-100g --clock model $w)
-  # shellcheck disable=SC2086
-  late=$("$softndk" perf --profile cx5-100g --time paced --clock wall $w --json 2>/dev/null |
-    awk 'match($0, /"paced_placements": *[0-9]+, "paced_late": *[0-9]+, "paced_late_avg_ns": *[0-9]+/) {
-      split(substr($0, RSTART, RLENGTH), f, /[^0-9]+/);
-      if (f[2] > 0) printf "%.0f%%, %d", 100 * f[3] / f[2], f[4] }')
   verdict=$(awk -v a="$paced" -v b="$model" 'BEGIN { if (a + 0 <= 0 || b + 0 <= 0) print "n/a";
     else { r = a / b; print (r >= 0.85 && r <= 1.15) ? "MET" : "MISS" } }')
   printf "%-52s %-12s %-12s %-8s %-18s %s\n" "$w" "$paced" "$model" "$(ratio "$paced" "$model")" \
@@ -78,7 +96,7 @@ for w in "-t write --lat -s 8 -n 20000" "-t send --lat -s 8 -n 20000" "-t read -
 done
 echo "(t_typical; wall = SOFTNDK_TIME=paced measured with the wall clock, model = --clock model;"
 echo " late = the share of payloads the host placed only after their model time, and by how"
-echo " much on average: perf's paced_late and paced_late_avg_ns, from one more run)"
+echo " much on average: perf's paced_late and paced_late_avg_ns, over the same paced runs)"
 # The ends of a paced ping-pong run on two threads, and the device state both ends'
 # engines share crosses between their cores on every message: the paced figures follow
 # this machine's cache-line round trip, which on a VM moves with the vCPUs' placement.
