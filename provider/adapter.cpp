@@ -175,17 +175,14 @@ void Adapter::ring(Bell bell, uint32_t queue) {
         receives_unrung_.store(true, std::memory_order_release);
         return;
     }
-    // This ring covers the receive bits set so far. A bit set after the exchange leaves
-    // the flag set, for the next ring or empty poll.
-    if (receives_unrung_.load(std::memory_order_relaxed))
-        receives_unrung_.exchange(false, std::memory_order_acquire);
+    // This ring covers the receive bits set so far. A bit set after the flag is taken
+    // sets it again, for the next ring or empty poll.
+    take_unrung_receives();
     client_->ring();
 }
 
 bool Adapter::ring_unrung_receives() {
-    if (!receives_unrung_.load(std::memory_order_relaxed) ||
-        !receives_unrung_.exchange(false, std::memory_order_acquire))
-        return false;
+    if (!take_unrung_receives()) return false;
     client_->ring();
     return true;
 }

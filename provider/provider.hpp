@@ -198,6 +198,13 @@ class Adapter : public Embedded<NDK_ADAPTER>, public Object {
     std::unique_ptr<DeviceClient> client_;
     // Receive bits set since a ring last covered them (ring(), ring_unrung_receives()).
     std::atomic<bool> receives_unrung_{false};
+    // Clears receives_unrung_; true if it was set. A plain load first, so that the
+    // locked exchange is paid only when there is something to take (most rings find
+    // the flag clear). Acquire: the ring that follows sees the bits set before it.
+    bool take_unrung_receives() {
+        return receives_unrung_.load(std::memory_order_relaxed) &&
+               receives_unrung_.exchange(false, std::memory_order_acquire);
+    }
     NDK_VERSION version_{};
     uint32_t if_index_ = 0;
     hw::DeviceLimits limits_{};
