@@ -3,12 +3,14 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <pthread.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <cerrno>
 #include <chrono>
@@ -132,7 +134,8 @@ struct UdpLink::Batch {
 UdpLink::UdpLink(uint16_t port, Receiver receiver, std::chrono::nanoseconds hand_off)
     : port_(port),
       receiver_(std::move(receiver)),
-      hand_off_(hand_off),
+      hand_off_min_ns_(hand_off.count()),
+      hand_off_ns_(hand_off.count()),
       batch_(std::make_unique<Batch>()) {
     wake_fd_ = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
     if (wake_fd_ < 0) throw std::runtime_error(std::string("eventfd: ") + std::strerror(errno));
@@ -159,7 +162,10 @@ UdpLink::UdpLink(uint16_t port, Receiver receiver, std::chrono::nanoseconds hand
                 ::setsockopt(raw_fd_, SOL_SOCKET, SO_SNDBUF, &buffer_bytes, sizeof buffer_bytes);
         }
     }
-    thread_ = std::thread([this] { run(); });
+    thread_ = std::thread([this] {
+        pthread_setname_np(pthread_self(), "udp link");  // as top and gdb show it
+        run();
+    });
 }
 
 UdpLink::~UdpLink() {
@@ -518,8 +524,8 @@ bool UdpLink::poll_inline() {
     // Open or extend the hand-off window; at the start of one, wake the thread so that
     // it stops polling the sockets now, not after the next datagram.
     const int64_t now = steady_ns();
-    const int64_t previous =
-        inline_until_ns_.exchange(now + hand_off_.count(), std::memory_order_acq_rel);
+    const int64_t previous = inline_until_ns_.exchange(
+        now + hand_off_ns_.load(std::memory_order_relaxed), std::memory_order_acq_rel);
     if (previous < now) wake_thread();
     if (tls_receiving == this) return false;  // inside a delivery of this link
     std::unique_lock lock(receive_mutex_, std::try_to_lock);
@@ -537,6 +543,19 @@ void UdpLink::run() {
     std::vector<Socket> local;
     std::vector<pollfd> fds;
     uint32_t seen = ~0u;
+    // The thread stood back last time round, and a window that then ran out, with what
+    // came next still to tell how long the next window should be (kDefaultHandOff).
+    bool stood_back = false;
+    bool lapsed = false;
+    auto adapt_window = [this, &lapsed](bool consumer_came_back) {
+        if (!lapsed) return;
+        lapsed = false;
+        const int64_t now_ns = hand_off_ns_.load(std::memory_order_relaxed);
+        const int64_t next = consumer_came_back
+                                 ? std::min(now_ns * 2, hand_off_min_ns_ * kHandOffGrowth)
+                                 : std::max(now_ns / 2, hand_off_min_ns_);
+        hand_off_ns_.store(next, std::memory_order_relaxed);
+    };
     while (!stopping_.load(std::memory_order_acquire)) {
         const uint32_t v = version_.load(std::memory_order_acquire);
         if (v != seen) {
@@ -555,6 +574,8 @@ void UdpLink::run() {
         const int64_t now = steady_ns();
         const int64_t until = inline_until_ns_.load();
         const bool stand_back = until > now;
+        if (stood_back && !stand_back) lapsed = true;
+        stood_back = stand_back;
         timespec timeout{};
         if (stand_back) {
             timeout.tv_sec = (until - now) / 1'000'000'000;
@@ -574,9 +595,12 @@ void UdpLink::run() {
         if (fds[0].revents != 0) {
             uint64_t drained = 0;
             [[maybe_unused]] const ssize_t n = ::read(wake_fd_, &drained, sizeof drained);
+            // A window opened after one ran out: the consumer came back to poll.
+            if (inline_until_ns_.load(std::memory_order_relaxed) > now) adapt_window(true);
             continue;  // the socket set changed, the window opened or closed, or stop
         }
         if (stand_back || ready == 0) continue;
+        adapt_window(false);  // a datagram only this thread was there to take
         std::lock_guard lock(receive_mutex_);
         receive_queued(false);
     }

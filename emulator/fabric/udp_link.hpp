@@ -90,9 +90,15 @@ class UdpLink {
 
     // Datagrams taken off a socket per recvmmsg call.
     inline static constexpr unsigned kReceiveBatch = 32;
-    // How long the link's thread stands back after the last poll_inline().
+    // How long the link's thread stands back after the last poll_inline(), at least. The
+    // window adapts between this and kHandOffGrowth times it (run()): it doubles when a
+    // window ran out and the consumer came back to poll before any datagram came (a
+    // consumer that polls its CQ, paused by the scheduler), and halves when one ran out
+    // and the thread then had to receive (a consumer that waits on memory, as perftest's
+    // write_lat does, for a WRITE only the thread can take).
     inline static constexpr std::chrono::nanoseconds kDefaultHandOff =
         std::chrono::microseconds(20);
+    inline static constexpr int64_t kHandOffGrowth = 16;
 
     UdpLink(uint16_t port, Receiver receiver, std::chrono::nanoseconds hand_off = kDefaultHandOff);
     ~UdpLink();  // stops the thread, closes every socket
@@ -125,6 +131,10 @@ class UdpLink {
     bool poll_inline();
     // The consumer stops polling: the link's thread receives again from now on.
     void stop_inline_polling();
+    // The hand-off window's length now (tests, diagnostics).
+    std::chrono::nanoseconds hand_off() const {
+        return std::chrono::nanoseconds(hand_off_ns_.load(std::memory_order_relaxed));
+    }
     // True while the link's thread stands back for inline polling (tests, diagnostics).
     bool thread_stands_back() const { return parked_.load(std::memory_order_acquire); }
 
@@ -165,7 +175,9 @@ class UdpLink {
 
     const uint16_t port_;
     const Receiver receiver_;
-    const std::chrono::nanoseconds hand_off_;
+    const int64_t hand_off_min_ns_;
+    // The window's length (written by the link's thread only, read by inline polls).
+    std::atomic<int64_t> hand_off_ns_;
     int wake_fd_ = -1;   // eventfd: the socket set changed, or stop
     int ready_fd_ = -1;  // epoll set of every bound socket, for inline polls
     int raw_fd_ = -1;    // IPv4 raw socket (IPPROTO_RAW) the frames leave through, or -1

@@ -383,6 +383,55 @@ TEST_CASE("A polling thread receives inline, without the link's thread, and hand
     CHECK(link.dropped() == 0);
 }
 
+TEST_CASE(
+    "The hand-off window grows while the consumer comes back to poll and shrinks when "
+    "the link's thread must receive",
+    "[fabric][udp][inline]") {
+    const uint16_t port = static_cast<uint16_t>(test_port() + 8);
+    Arrivals arrivals;
+    // Long enough that the test sees the thread stand back on a loaded machine.
+    const auto base = std::chrono::milliseconds(10);
+    UdpLink link(port, arrivals.receiver(), base);
+    const std::array<wire::IpAddr, 1> address{ip("127.0.0.2")};
+    REQUIRE(link.bind(1, address));
+    CHECK(link.hand_off() == base);
+    // Polls, then lets the window run out: the link's thread stands back, then takes its
+    // sockets again.
+    auto poll_and_pause = [&link] {
+        CHECK_FALSE(link.poll_inline());
+        REQUIRE(eventually([&] { return link.thread_stands_back(); }));
+        REQUIRE(eventually([&] { return !link.thread_stands_back(); }));
+    };
+    // A consumer that comes back to poll after each pause (one its scheduler made): the
+    // window doubles each time, up to kHandOffGrowth times the base.
+    poll_and_pause();
+    CHECK(link.hand_off() == base);  // nothing told yet what came after the pause
+    poll_and_pause();
+    CHECK(link.hand_off() == 2 * base);
+    for (int i = 0; i < 4; ++i)
+        poll_and_pause();
+    CHECK(link.hand_off() == UdpLink::kHandOffGrowth * base);
+
+    // After a pause a datagram comes that only the link's thread is there to take (the
+    // consumer waits on memory): the window halves.
+    Sender sender(port);
+    sender.send(200, pattern(3, 64));
+    REQUIRE(eventually([&] { return arrivals.count() == 1; }));
+    CHECK(arrivals.threads[0] != std::this_thread::get_id());
+    REQUIRE(eventually([&] { return link.hand_off() == UdpLink::kHandOffGrowth * base / 2; }));
+    // Once per pause: more datagrams before the consumer polls again change nothing.
+    sender.send(201, pattern(4, 64));
+    REQUIRE(eventually([&] { return arrivals.count() == 2; }));
+    CHECK(link.hand_off() == UdpLink::kHandOffGrowth * base / 2);
+    // Never below the base.
+    for (uint32_t i = 0; i < 6; ++i) {
+        poll_and_pause();
+        sender.send(202 + i, pattern(5 + i, 64));
+        REQUIRE(eventually([&] { return arrivals.count() == 3 + i; }));
+    }
+    REQUIRE(eventually([&] { return link.hand_off() == base; }));
+}
+
 TEST_CASE("A batch of datagrams is received in few calls, intact and in order",
           "[fabric][udp][inline]") {
     const uint16_t port = static_cast<uint16_t>(test_port() + 4);
