@@ -31,7 +31,9 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <string_view>
 #include <thread>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -48,6 +50,19 @@ std::string slurp(const fs::path &path) {
     std::ostringstream s;
     s << in.rdbuf();
     return s.str();
+}
+
+// Writes to `to` a copy of the shipped profile `name` with each {text, replacement} of
+// `edits` made once (each text must be there): a user's edited copy.
+void copy_profile(const std::string &name, const fs::path &to,
+                  std::initializer_list<std::pair<std::string_view, std::string_view>> edits) {
+    std::string text = slurp(fs::path(SOFTNDK_E2E_PROFILES) / (name + ".ini"));
+    for (const auto &[from, replacement] : edits) {
+        const size_t at = text.find(from);
+        REQUIRE(at != std::string::npos);
+        text.replace(at, from.size(), replacement);
+    }
+    std::ofstream(to) << text;
 }
 
 std::string quote(const std::string &arg) {
@@ -754,12 +769,8 @@ TEST_CASE("softndk devices lists the configured adapters", "[e2e]") {
 TEST_CASE("softndk devices -v shows each adapter's profile: source, technology, costs", "[e2e]") {
     // rnic0: a user's copy of t6-25g with one cost changed; rnic1: built-in cx6-200g.
     const fs::path dir = scratch();
-    std::string text = slurp(fs::path(SOFTNDK_E2E_PROFILES) / "t6-25g.ini");
-    const size_t at = text.find("dma_read_ns = 500");
-    REQUIRE(at != std::string::npos);
-    text.replace(at, 17, "dma_read_ns = 777");
-    text.replace(text.find("name = t6-25g"), 13, "name = my-t6 ");
-    std::ofstream(dir / "my-t6.ini") << text;
+    copy_profile("t6-25g", dir / "my-t6.ini",
+                 {{"dma_read_ns = 500", "dma_read_ns = 777"}, {"name = t6-25g", "name = my-t6"}});
     const fs::path config = dir / "profiles.ini";
     std::ofstream(config) << "[adapter rnic0]\nif_index = 1\nipv4 = 127.0.0.1 ; loopback\n"
                              "profile = my-t6.ini\n\n"
@@ -1620,12 +1631,8 @@ TEST_CASE("softndk perf --stall-timeout: a run that keeps completing is never st
         // Through the daemon, where the device's work is not the consumer's: a copy of
         // cx5-100g with a 100 Mb/s link, paced, so that 100 signaled 64 KiB writes take
         // 0.52 s of wall time, a completion every 5.2 ms.
-        std::string text = slurp(fs::path(SOFTNDK_E2E_PROFILES) / "cx5-100g.ini");
-        const std::string link = "link_mbps = 100000";
-        const size_t at = text.find(link);
-        REQUIRE(at != std::string::npos);
-        text.replace(at, link.size(), "link_mbps = 100   ");
-        std::ofstream(dir / "slow-link.ini") << text;
+        copy_profile("cx5-100g", dir / "slow-link.ini",
+                     {{"link_mbps = 100000", "link_mbps = 100"}});
         const fs::path config = dir / "slow-link-adapters.ini";
         std::ofstream(config) << "[adapter rnic0]\nif_index = 1\nipv4 = 127.0.0.1\n"
                                  "profile = slow-link.ini\n\n"
