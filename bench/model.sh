@@ -6,7 +6,7 @@
 #   bench/model.sh            (~1 minute on 2 cores; REPS=5 for more repetitions)
 set -uo pipefail
 cd "$(dirname "$0")/.."
-# cacheline_rtt (this file defines its own median and ratio after it)
+# cacheline_rtt, json_field (this file defines its own median and ratio after it)
 . bench/lib.sh
 REPS=${REPS:-3}
 BUILD_DIR=${BUILD_DIR:-build/default}
@@ -40,8 +40,7 @@ wall_run() {  # ARGS... -> wall seconds of one softndk perf run (median over REP
 typical() {  # ARGS... -> t_typical (us) of one softndk perf --json run, median over REPS
   local values=() r
   for r in $(seq 1 "$REPS"); do
-    values+=("$("$softndk" perf "$@" --json 2>/dev/null |
-      awk 'match($0, /"t_typical": *[0-9.]+/) { s = substr($0, RSTART, RLENGTH); sub(/.*: */, "", s); print s }')")
+    values+=("$("$softndk" perf "$@" --json 2>/dev/null | json_field t_typical)")
   done
   median "${values[@]}"
 }
@@ -53,11 +52,11 @@ paced_runs() {
   local values=() r json placed=0 late=0 late_ns=0 p l a
   for r in $(seq 1 "$REPS"); do
     json=$("$softndk" perf "$@" --json 2>/dev/null)
-    values+=("$(awk 'match($0, /"t_typical": *[0-9.]+/) { s = substr($0, RSTART, RLENGTH);
-      sub(/.*: */, "", s); print s }' <<<"$json")")
-    read -r p l a < <(awk 'match($0, /"paced_placements": *[0-9]+, "paced_late": *[0-9]+, "paced_late_avg_ns": *[0-9]+/) {
-      split(substr($0, RSTART, RLENGTH), f, /[^0-9]+/); print f[2], f[3], f[4] }' <<<"$json")
-    [ -n "${p:-}" ] || continue
+    values+=("$(json_field t_typical <<<"$json")")
+    p=$(json_field paced_placements <<<"$json")
+    l=$(json_field paced_late <<<"$json")
+    a=$(json_field paced_late_avg_ns <<<"$json")
+    [ -n "$p" ] && [ -n "$l" ] && [ -n "$a" ] || continue
     placed=$((placed + p)); late=$((late + l)); late_ns=$((late_ns + l * a))
   done
   printf '%s ' "$(median "${values[@]}")"
