@@ -222,6 +222,9 @@ if want data; then
 
     # Two embedded processes over RoCEv2/UDP on loopback (SOFTNDK_FABRIC=udp).
     R[udp2p,lat,send,8]=$(repeat 2 pair_value "$udp_env" t_typical ib_send_lat -s 8 -n 5000)
+    # -t 4: a consumer whose answer does not wait for its own SEND's completion (the
+    # peer's ACK), as protocols with credits post; perftest's default -t 1 waits for it.
+    R[udp2p,lat,send_t4,8]=$(repeat 2 pair_value "$udp_env" t_typical ib_send_lat -s 8 -t 4 -n 5000)
     R[udp2p,lat,write,8]=$(repeat 2 pair_value "$udp_env" t_typical ib_write_lat -s 8 -n 5000)
     R[udp2p,bw,write,1048576]=$(repeat 2 pair_value "$udp_env" BW_average ib_write_bw -s 1048576 -n 200)
 fi
@@ -303,6 +306,8 @@ if want data; then
         "fi_pingpong tcp/msg" "$(peer tcp/msg pingpong 8)"
     two_row "udp send 8 B one-way us (ib_send_lat)" "${R[udp2p,lat,send,8]}" \
         "fi_pingpong tcp/rdm" "$(peer tcp/rdm pingpong 8)"
+    two_row "udp send 8 B one-way us (ib_send_lat -t 4)" "${R[udp2p,lat,send_t4,8]}" \
+        "fi_pingpong tcp/msg" "$(peer tcp/msg pingpong 8)"
     two_row "udp write 8 B one-way us (ib_write_lat)" "${R[udp2p,lat,write,8]}" \
         "fi_rma_bench tcp write_lat" "$(peer tcp write_lat 8)"
     two_row "udp 1 MiB write GB/s (ib_write_bw)" "${R[udp2p,bw,write,1048576]}" \
@@ -310,7 +315,9 @@ if want data; then
     echo "(daemon: both processes attached to one softndk rnic; udp: two embedded processes,"
     echo " SOFTNDK_FABRIC=udp, RoCEv2 over loopback UDP. Daemon doorbell-thread wakeups per"
     echo " message during ib_send_lat: ${R[daemon2p,wakeups]}. The UDP target is held against"
-    echo " tcp/msg: connected endpoints, as RC, and the faster of libfabric's two tcp forms)"
+    echo " tcp/msg: connected endpoints, as RC, and the faster of libfabric's two tcp forms,"
+    echo " with perftest's -t 1, where each end waits for the peer's ACK of its SEND before"
+    echo " it takes the answer; -t 4 shows a consumer whose answer does not wait for it)"
 
     echo
     echo "## Message rate and multi-QP [1p] (perftest -q): ratio = SoftNDK / peer (NOT like for like)"

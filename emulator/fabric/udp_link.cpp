@@ -112,8 +112,28 @@ int64_t steady_ns() {
 // The thread inside a delivery of this link's frames (unbind() called from a Receiver
 // callback must not wait for the receive lock its own thread holds).
 thread_local const UdpLink *tls_receiving = nullptr;
+// The thread inside poll_inline()'s delivery of this link's frames: the ACKs it sends are
+// held (udp_link.hpp, "ACKs off the critical path").
+thread_local const UdpLink *tls_holding_acks = nullptr;
 
 }  // namespace
+
+// ACKs held by inline polls: their datagrams back to back in `bytes`, each with the
+// socket and destination it leaves through. Reused, so holding allocates only while
+// the vectors grow.
+struct UdpLink::HeldAcks {
+    struct Datagram {
+        int fd;
+        sockaddr_storage to;
+        socklen_t to_length;
+        size_t offset;
+        size_t bytes;
+    };
+    std::vector<uint8_t> bytes;
+    std::vector<Datagram> datagrams;
+    std::vector<iovec> vectors;
+    std::vector<mmsghdr> headers;
+};
 
 // recvmmsg's vectors, set up once: slot i receives into buffer[i * kMaxDatagram ...].
 struct UdpLink::Batch {
@@ -135,8 +155,9 @@ UdpLink::UdpLink(uint16_t port, Receiver receiver, std::chrono::nanoseconds hand
     : port_(port),
       receiver_(std::move(receiver)),
       hand_off_min_ns_(hand_off.count()),
-      hand_off_ns_(hand_off.count()),
-      batch_(std::make_unique<Batch>()) {
+      hand_off_ns_(hand_off.count() * kHandOffGrowth),
+      batch_(std::make_unique<Batch>()),
+      held_(std::make_unique<HeldAcks>()) {
     wake_fd_ = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
     if (wake_fd_ < 0) throw std::runtime_error(std::string("eventfd: ") + std::strerror(errno));
     ready_fd_ = ::epoll_create1(EPOLL_CLOEXEC);
@@ -172,6 +193,7 @@ UdpLink::~UdpLink() {
     stopping_.store(true, std::memory_order_release);
     wake_thread();
     thread_.join();
+    send_held_acks();
     std::lock_guard lock(mutex_);
     for (const Socket &s : sockets_)
         ::close(s.fd);
@@ -250,6 +272,9 @@ void UdpLink::unbind(uint32_t vport) {
         std::this_thread::yield();
     }
     if (tls_receiving != this) std::lock_guard receiving(receive_mutex_);
+    // ACKs held for these sockets leave before the sockets close (none may name a closed
+    // fd, which a new socket could reuse).
+    send_held_acks();
     for (int fd : retired) {
         ::epoll_ctl(ready_fd_, EPOLL_CTL_DEL, fd, nullptr);
         ::close(fd);
@@ -286,15 +311,100 @@ bool UdpLink::send_to(int fd, const wire::IpAddr &to, uint16_t port,
     return true;
 }
 
-bool UdpLink::send_frame(int fd, const wire::IpAddr &to, std::span<const uint8_t> frame) {
+bool UdpLink::send_frame(int fd, const wire::IpAddr &to, std::span<const uint8_t> frame,
+                         HeldOrder order) {
     const bool v4 = to.is_v4();
     // The raw socket: the IP header is ours (IPPROTO_RAW implies IP_HDRINCL), the port
     // unused.
-    if (v4 && raw_fd_ >= 0)
-        return send_to(raw_fd_, to, 0, frame.subspan(wire::kEthernetHeaderSize));
-    const size_t l3 = v4 ? wire::kIpv4HeaderSize : wire::kIpv6HeaderSize;
-    const size_t skip = wire::kEthernetHeaderSize + l3 + wire::kUdpHeaderSize;
-    return send_to(fd, to, port_, frame.subspan(skip));
+    const bool raw = v4 && raw_fd_ >= 0;
+    const int out = raw ? raw_fd_ : fd;
+    const uint16_t port = raw ? 0 : port_;
+    const size_t skip =
+        wire::kEthernetHeaderSize +
+        (raw ? 0 : (v4 ? wire::kIpv4HeaderSize : wire::kIpv6HeaderSize) + wire::kUdpHeaderSize);
+    const std::span<const uint8_t> bytes = frame.subspan(skip);
+    switch (order) {
+        case HeldOrder::kHold:
+            hold_ack(out, to, port, bytes);
+            return true;
+        case HeldOrder::kAfterHeld:
+            if (holding_.load(std::memory_order_acquire)) send_held_acks();
+            return send_to(out, to, port, bytes);
+        case HeldOrder::kBeforeHeld:
+            break;
+    }
+    const bool sent = send_to(out, to, port, bytes);
+    // A request from inside a delivery leaves the held ACKs held: they wait for the
+    // consumer's own next datagram, or its next poll.
+    if (tls_holding_acks != this && holding_.load(std::memory_order_acquire)) send_held_acks();
+    return sent;
+}
+
+UdpLink::HeldOrder UdpLink::order_of(const wire::PacketDescriptor &packet) const {
+    if (packet.info().is_request) return HeldOrder::kBeforeHeld;
+    if (packet.bth.opcode == wire::Opcode::kAcknowledge && tls_holding_acks == this)
+        return HeldOrder::kHold;
+    return HeldOrder::kAfterHeld;
+}
+
+void UdpLink::hold_ack(int fd, const wire::IpAddr &to, uint16_t port,
+                       std::span<const uint8_t> bytes) {
+    std::lock_guard lock(held_mutex_);
+    HeldAcks &held = *held_;
+    HeldAcks::Datagram d{};
+    d.fd = fd;
+    d.to = to_sockaddr(to, port, d.to_length);
+    d.offset = held.bytes.size();
+    d.bytes = bytes.size();
+    held.bytes.insert(held.bytes.end(), bytes.begin(), bytes.end());
+    held.datagrams.push_back(d);
+    held_acks_.fetch_add(1, std::memory_order_relaxed);
+    holding_.store(true, std::memory_order_release);
+}
+
+void UdpLink::send_held_acks() {
+    std::lock_guard lock(held_mutex_);
+    HeldAcks &held = *held_;
+    const auto count = static_cast<uint32_t>(held.datagrams.size());
+    if (count == 0) return;  // another thread sent them since this one looked
+    held.vectors.resize(count);
+    held.headers.assign(count, mmsghdr{});
+    for (uint32_t k = 0; k < count; ++k) {
+        HeldAcks::Datagram &d = held.datagrams[k];
+        held.vectors[k] = {held.bytes.data() + d.offset, d.bytes};
+        held.headers[k].msg_hdr.msg_name = &d.to;
+        held.headers[k].msg_hdr.msg_namelen = d.to_length;
+        held.headers[k].msg_hdr.msg_iov = &held.vectors[k];
+        held.headers[k].msg_hdr.msg_iovlen = 1;
+    }
+    wire_release();
+    for (uint32_t k = 0; k < count;) {
+        // One call per run of datagrams through one socket, kSendBatch at most.
+        uint32_t end = k + 1;
+        while (end < count && end - k < kSendBatch &&
+               held.datagrams[end].fd == held.datagrams[k].fd)
+            ++end;
+        const int n =
+            ::sendmmsg(held.datagrams[k].fd, held.headers.data() + k, end - k, MSG_NOSIGNAL);
+        if (n <= 0) {
+            // Lost, as a failed sendto() is (send_to); RC retransmission deals with it.
+            log().debug("RoCEv2: sending a held ACK failed: {}", std::strerror(errno));
+            dropped_.fetch_add(1, std::memory_order_relaxed);
+            ++k;
+            continue;
+        }
+        sent_.fetch_add(static_cast<uint64_t>(n), std::memory_order_relaxed);
+        send_calls_.fetch_add(1, std::memory_order_relaxed);
+        k += static_cast<uint32_t>(n);
+    }
+    held.bytes.clear();
+    held.datagrams.clear();
+    holding_.store(false, std::memory_order_release);
+}
+
+size_t UdpLink::acks_waiting() const {
+    std::lock_guard lock(held_mutex_);
+    return held_->datagrams.size();
 }
 
 bool UdpLink::send_run(const Packet &run) {
@@ -338,6 +448,10 @@ bool UdpLink::send_run(const Packet &run) {
         headers[k].msg_hdr.msg_iov = &vectors[k];
         headers[k].msg_hdr.msg_iovlen = 1;
     }
+    // A run of responses (READ response packets) leaves after the held ACKs, a run of
+    // requests before them (udp_link.hpp, "ACKs off the critical path").
+    const bool request = run.desc.info().is_request;
+    if (!request && holding_.load(std::memory_order_acquire)) send_held_acks();
     wire_release();
     const int out = raw ? raw_fd_ : fd;
     for (uint32_t k = 0; k < count;) {
@@ -354,6 +468,8 @@ bool UdpLink::send_run(const Packet &run) {
         send_calls_.fetch_add(1, std::memory_order_relaxed);
         k += static_cast<uint32_t>(n);
     }
+    if (request && tls_holding_acks != this && holding_.load(std::memory_order_acquire))
+        send_held_acks();
     return true;
 }
 
@@ -371,7 +487,7 @@ bool UdpLink::send(const Packet &packet) {
     const std::span<uint8_t> frame(buffer.data(), bytes);
     if (wire::serialize_frame(desc, frame).status != wire::WireStatus::kOk) return false;
     if (packet.icrc_corrupt) frame.back() ^= 0xff;  // the receiver's ICRC check fails
-    return send_frame(fd, desc.meta.dst_ip, frame);
+    return send_frame(fd, desc.meta.dst_ip, frame, order_of(desc));
 }
 
 namespace {
@@ -410,7 +526,8 @@ bool UdpLink::send_cm(const cm::Message &message) {
     const std::vector<uint8_t> frame =
         wire::frame_ib_packet(cm_meta(message.source_ip, message.destination_ip, port_, port_), ib);
     if (frame.empty()) return false;
-    return send_frame(fd, message.destination_ip, frame);
+    // After the held ACKs: a DREQ must not overtake the ACK of the last message before it.
+    return send_frame(fd, message.destination_ip, frame, HeldOrder::kAfterHeld);
 }
 
 void UdpLink::handle_datagram(const Socket &socket, std::span<const uint8_t> bytes,
@@ -528,12 +645,18 @@ bool UdpLink::poll_inline() {
         now + hand_off_ns_.load(std::memory_order_relaxed), std::memory_order_acq_rel);
     if (previous < now) wake_thread();
     if (tls_receiving == this) return false;  // inside a delivery of this link
+    // The consumer is back: what the last poll held leaves now.
+    if (holding_.load(std::memory_order_acquire)) send_held_acks();
     std::unique_lock lock(receive_mutex_, std::try_to_lock);
     if (!lock.owns_lock()) return false;
-    return receive_queued(true) > 0;
+    const UdpLink *outer = std::exchange(tls_holding_acks, this);
+    const bool took = receive_queued(true) > 0;
+    tls_holding_acks = outer;
+    return took;
 }
 
 void UdpLink::stop_inline_polling() {
+    if (holding_.load(std::memory_order_acquire) && tls_holding_acks != this) send_held_acks();
     if (inline_until_ns_.load(std::memory_order_relaxed) == 0) return;  // no window open
     inline_until_ns_.store(0);
     if (parked_.load()) wake_thread();
@@ -544,19 +667,28 @@ void UdpLink::run() {
     std::vector<pollfd> fds;
     uint32_t seen = ~0u;
     // The thread stood back last time round, and a window that then ran out, with what
-    // came next still to tell how long the next window should be (kDefaultHandOff).
+    // came next still to tell how long the next window should be (kDefaultHandOff); and
+    // how many lapses in a row the thread then had to receive.
     bool stood_back = false;
     bool lapsed = false;
-    auto adapt_window = [this, &lapsed](bool consumer_came_back) {
+    int receives_in_a_row = 0;
+    auto adapt_window = [this, &lapsed, &receives_in_a_row](bool consumer_came_back) {
         if (!lapsed) return;
         lapsed = false;
         const int64_t now_ns = hand_off_ns_.load(std::memory_order_relaxed);
-        const int64_t next = consumer_came_back
-                                 ? std::min(now_ns * 2, hand_off_min_ns_ * kHandOffGrowth)
-                                 : std::max(now_ns / 2, hand_off_min_ns_);
+        int64_t next = now_ns;
+        if (consumer_came_back) {
+            receives_in_a_row = 0;
+            next = std::min(now_ns * 2, hand_off_min_ns_ * kHandOffGrowth);
+        } else if (++receives_in_a_row == kReceivesToShrink) {
+            receives_in_a_row = 0;
+            next = std::max(now_ns / 2, hand_off_min_ns_);
+        }
         hand_off_ns_.store(next, std::memory_order_relaxed);
     };
     while (!stopping_.load(std::memory_order_acquire)) {
+        // ACKs an inline poll held leave by the time the window it opened lapses.
+        if (holding_.load(std::memory_order_acquire)) send_held_acks();
         const uint32_t v = version_.load(std::memory_order_acquire);
         if (v != seen) {
             std::lock_guard lock(mutex_);

@@ -55,6 +55,25 @@
 //     poll, or stop_inline_polling() is called (a consumer arms a CQ to sleep), the
 //     thread takes over again at once. No thread ever busy-spins on a socket.
 //
+// ACKs off the critical path (docs/wire.md, "Held ACKs"). On loopback a datagram costs
+// its sender some microseconds of kernel work, the receiving side's network stack
+// included, so an inline poll that took a SEND and sent its ACK before returning made
+// every ping-pong's turn-around pay for a datagram the peer does not wait for. An RC
+// ACK or NAK (opcode Acknowledge) sent on the thread of an inline poll while it
+// delivers is therefore held, in order, and leaves:
+//   - just after the next request this link sends (the consumer's answer goes first:
+//     requests and ACKs belong to opposite directions of a QP pair's PSN spaces, so
+//     their relative order carries nothing);
+//   - just before the next response sent otherwise (an ACK, a READ response or an
+//     atomic ACK on another thread, or a READ response of a later delivery), so one
+//     responder's responses still leave in PSN order;
+//   - at the next poll_inline() or stop_inline_polling(), at unbind(), and whenever the
+//     link's thread comes round: at the latest when the hand-off window lapses, so no
+//     ACK is held longer than one window (kDefaultHandOff to kHandOffGrowth times it).
+// An ACK timeout shorter than that (code 6 or below, 262 us) can then expire on a
+// consumer that takes a completion and makes no call for that long. held_acks() counts
+// the ACKs held, sent_held() those sent since.
+//
 // Lost datagrams are what RC retransmission is for; a peer process that dies is seen
 // as the RC transport retry or CM timeout running out, as on a real network.
 #pragma once
@@ -91,14 +110,19 @@ class UdpLink {
     // Datagrams taken off a socket per recvmmsg call.
     inline static constexpr unsigned kReceiveBatch = 32;
     // How long the link's thread stands back after the last poll_inline(), at least. The
-    // window adapts between this and kHandOffGrowth times it (run()): it doubles when a
-    // window ran out and the consumer came back to poll before any datagram came (a
-    // consumer that polls its CQ, paused by the scheduler), and halves when one ran out
-    // and the thread then had to receive (a consumer that waits on memory, as perftest's
-    // write_lat does, for a WRITE only the thread can take).
+    // window adapts between this and kHandOffGrowth times it (run()), starting long: it
+    // doubles when a window ran out and the consumer came back to poll before any
+    // datagram came (a consumer that polls its CQ, paused by the scheduler), and halves
+    // when kReceivesToShrink windows in a row ran out and the thread then had to receive
+    // (a consumer that waits on memory, as perftest's write_lat does, for a WRITE only
+    // the thread can take). Starting long, and shrinking only on a repeated sign, keep a
+    // CQ-polling consumer out of the short window, where one pause lets the window lapse
+    // and the thread's wake for the next datagram takes a core and makes the next pause
+    // (docs/wire.md).
     inline static constexpr std::chrono::nanoseconds kDefaultHandOff =
         std::chrono::microseconds(20);
     inline static constexpr int64_t kHandOffGrowth = 16;
+    inline static constexpr int kReceivesToShrink = 2;
 
     UdpLink(uint16_t port, Receiver receiver, std::chrono::nanoseconds hand_off = kDefaultHandOff);
     ~UdpLink();  // stops the thread, closes every socket
@@ -150,6 +174,10 @@ class UdpLink {
     // System calls that sent datagrams (sendto, sendmmsg): sent() / send_calls() is the
     // mean batch.
     uint64_t send_calls() const { return send_calls_.load(std::memory_order_relaxed); }
+    // ACKs held by inline polls (see "ACKs off the critical path" above), in total, and
+    // how many of those are still waiting to be sent.
+    uint64_t held_acks() const { return held_acks_.load(std::memory_order_relaxed); }
+    size_t acks_waiting() const;
 
   private:
     struct Socket {
@@ -161,9 +189,17 @@ class UdpLink {
     // One datagram to to:port through fd (a UDP socket, or the raw one with port 0); a
     // failed send counts as a drop, as a lost frame on a wire would be.
     bool send_to(int fd, const wire::IpAddr &to, uint16_t port, std::span<const uint8_t> bytes);
+    // Where a datagram goes relative to the held ACKs ("ACKs off the critical path").
+    enum class HeldOrder {
+        kHold,        // an ACK sent by an inline poll's delivery: held
+        kBeforeHeld,  // a request: sent, then the held ACKs (unless inside a delivery)
+        kAfterHeld,   // any other response, or a CM message: the held ACKs first
+    };
+    HeldOrder order_of(const wire::PacketDescriptor &packet) const;
     // Sends a whole frame (Ethernet header first): through the raw socket for IPv4 when
     // there is one, else its UDP payload through `fd`.
-    bool send_frame(int fd, const wire::IpAddr &to, std::span<const uint8_t> frame);
+    bool send_frame(int fd, const wire::IpAddr &to, std::span<const uint8_t> frame,
+                    HeldOrder order);
     void run();
     // With receive_mutex_ held: drains every socket in batches (ready_only: those the
     // epoll set reports ready, or the only one); returns the datagrams taken (valid or not).
@@ -172,6 +208,11 @@ class UdpLink {
     void handle_datagram(const Socket &socket, std::span<const uint8_t> bytes,
                          const wire::IpAddr &from, uint16_t from_port);
     void wake_thread();
+    // Holds an ACK's datagram (what send_frame would hand to the kernel) until
+    // send_held_acks(); the calling thread is an inline poll delivering.
+    void hold_ack(int fd, const wire::IpAddr &to, uint16_t port, std::span<const uint8_t> bytes);
+    // Sends every held ACK, in the order held (one sendmmsg per run of one socket).
+    void send_held_acks();
 
     const uint16_t port_;
     const Receiver receiver_;
@@ -199,6 +240,14 @@ class UdpLink {
     // End of the hand-off window (steady clock, ns since its epoch); 0 = none.
     std::atomic<int64_t> inline_until_ns_{0};
     std::atomic<bool> parked_{false};  // the thread waits on the eventfd only
+
+    // ACKs held by inline polls (hold_ack), and whether there are any (read without the
+    // lock by every send). held_mutex_ is a leaf: nothing else is taken while held.
+    struct HeldAcks;  // the datagrams and their destinations (udp_link.cpp)
+    mutable std::mutex held_mutex_;
+    std::unique_ptr<HeldAcks> held_;
+    std::atomic<bool> holding_{false};
+    std::atomic<uint64_t> held_acks_{0};
 
     std::thread thread_;
 };

@@ -11,6 +11,7 @@
 #include <chrono>
 #include <cstring>
 #include <mutex>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -384,17 +385,20 @@ TEST_CASE("A polling thread receives inline, without the link's thread, and hand
 }
 
 TEST_CASE(
-    "The hand-off window grows while the consumer comes back to poll and shrinks when "
-    "the link's thread must receive",
+    "The hand-off window starts long and grows while the consumer comes back to poll and "
+    "shrinks when the link's thread must receive twice in a row",
     "[fabric][udp][inline]") {
     const uint16_t port = static_cast<uint16_t>(test_port() + 8);
     Arrivals arrivals;
     // Long enough that the test sees the thread stand back on a loaded machine.
-    const auto base = std::chrono::milliseconds(10);
+    const auto base = std::chrono::milliseconds(5);
+    const auto cap = UdpLink::kHandOffGrowth * base;
     UdpLink link(port, arrivals.receiver(), base);
     const std::array<wire::IpAddr, 1> address{ip("127.0.0.2")};
     REQUIRE(link.bind(1, address));
-    CHECK(link.hand_off() == base);
+    CHECK(link.hand_off() == cap);
+    Sender sender(port);
+    uint32_t psn = 200;
     // Polls, then lets the window run out: the link's thread stands back, then takes its
     // sockets again.
     auto poll_and_pause = [&link] {
@@ -402,34 +406,47 @@ TEST_CASE(
         REQUIRE(eventually([&] { return link.thread_stands_back(); }));
         REQUIRE(eventually([&] { return !link.thread_stands_back(); }));
     };
-    // A consumer that comes back to poll after each pause (one its scheduler made): the
-    // window doubles each time, up to kHandOffGrowth times the base.
-    poll_and_pause();
-    CHECK(link.hand_off() == base);  // nothing told yet what came after the pause
-    poll_and_pause();
-    CHECK(link.hand_off() == 2 * base);
-    for (int i = 0; i < 4; ++i)
+    // A pause after which a datagram comes that only the link's thread is there to take
+    // (the consumer waits on memory).
+    auto pause_then_datagram = [&] {
         poll_and_pause();
-    CHECK(link.hand_off() == UdpLink::kHandOffGrowth * base);
+        const size_t before = arrivals.count();
+        sender.send(psn, pattern(psn, 64));
+        ++psn;
+        REQUIRE(eventually([&] { return arrivals.count() == before + 1; }));
+    };
+    // A pause after which the consumer comes back to poll (one its scheduler made): the
+    // window is `expected` once the thread has heard of it.
+    auto pause_then_poll = [&](std::chrono::nanoseconds expected) {
+        poll_and_pause();
+        CHECK_FALSE(link.poll_inline());
+        REQUIRE(eventually([&] { return link.hand_off() == expected; }));
+    };
 
-    // After a pause a datagram comes that only the link's thread is there to take (the
-    // consumer waits on memory): the window halves.
-    Sender sender(port);
-    sender.send(200, pattern(3, 64));
-    REQUIRE(eventually([&] { return arrivals.count() == 1; }));
-    CHECK(arrivals.threads[0] != std::this_thread::get_id());
-    REQUIRE(eventually([&] { return link.hand_off() == UdpLink::kHandOffGrowth * base / 2; }));
-    // Once per pause: more datagrams before the consumer polls again change nothing.
-    sender.send(201, pattern(4, 64));
-    REQUIRE(eventually([&] { return arrivals.count() == 2; }));
-    CHECK(link.hand_off() == UdpLink::kHandOffGrowth * base / 2);
-    // Never below the base.
-    for (uint32_t i = 0; i < 6; ++i) {
-        poll_and_pause();
-        sender.send(202 + i, pattern(5 + i, 64));
-        REQUIRE(eventually([&] { return arrivals.count() == 3 + i; }));
-    }
+    // One receive after a pause is not yet a sign: the window keeps its length.
+    pause_then_datagram();
+    CHECK(link.hand_off() == cap);
+    // The second in a row halves it, and more datagrams before the consumer polls again
+    // count for nothing (once per pause).
+    pause_then_datagram();
+    REQUIRE(eventually([&] { return link.hand_off() == cap / 2; }));
+    sender.send(psn, pattern(psn, 64));
+    ++psn;
+    REQUIRE(eventually([&] { return arrivals.count() == 3; }));
+    CHECK(link.hand_off() == cap / 2);
+    // A consumer that came back in between breaks the row, and doubles the window.
+    pause_then_datagram();
+    pause_then_poll(cap);
+    pause_then_datagram();
+    CHECK(link.hand_off() == cap);
+    pause_then_poll(cap);  // never above the cap
+    // A consumer waiting on memory takes the window down to the base, never below.
+    for (int i = 0; i < 10; ++i)
+        pause_then_datagram();
     REQUIRE(eventually([&] { return link.hand_off() == base; }));
+    // And one that polls its CQ takes it back up.
+    pause_then_poll(2 * base);
+    pause_then_poll(4 * base);
 }
 
 TEST_CASE("A batch of datagrams is received in few calls, intact and in order",
@@ -572,4 +589,121 @@ TEST_CASE("A run leaves as its packets' datagrams, in order, with one system cal
     CHECK(joined == message);
     CHECK(arrivals.payloads.back().size() == 4500 - 4 * 1024);
     CHECK(receiver.dropped() == 0);  // every ICRC verified
+}
+
+namespace {
+
+// A packet of `opcode` from 127.0.0.`from` to 127.0.0.`to`, QP 7, PSN `psn`.
+Packet packet_between(wire::Opcode opcode, int from, int to, uint32_t psn) {
+    Packet p;
+    p.desc.bth.opcode = opcode;
+    p.desc.bth.dest_qp = 7;
+    p.desc.bth.psn = psn;
+    p.desc.meta.src_ip = ip(("127.0.0." + std::to_string(from)).c_str());
+    p.desc.meta.dst_ip = ip(("127.0.0." + std::to_string(to)).c_str());
+    return p;
+}
+
+// A responder's link on 127.0.0.2: every request it receives is answered with an ACK of
+// the same PSN, sent through the link on the delivering thread, as the device does.
+struct Acker {
+    Acker(uint16_t port, std::chrono::nanoseconds hand_off)
+        : link(port,
+               UdpLink::Receiver{[this](Packet &&p) {
+                                     if (!p.desc.info().is_request) return;
+                                     link.send(packet_between(wire::Opcode::kAcknowledge, 2, 1,
+                                                              p.desc.bth.psn));
+                                 },
+                                 [](const cm::Message &) {}},
+               hand_off) {
+        const std::array<wire::IpAddr, 1> address{ip("127.0.0.2")};
+        REQUIRE(link.bind(1, address));
+    }
+    UdpLink link;
+};
+
+}  // namespace
+
+TEST_CASE("An ACK sent while an inline poll delivers is held until the consumer's next datagram",
+          "[fabric][udp][inline]") {
+    const uint16_t port = static_cast<uint16_t>(test_port() + 9);
+    // The requester's side: its link's thread receives (it never polls inline).
+    Arrivals arrivals;
+    UdpLink requester(port, arrivals.receiver());
+    const std::array<wire::IpAddr, 1> from{ip("127.0.0.1")};
+    REQUIRE(requester.bind(1, from));
+    Acker acker(port, std::chrono::seconds(30));  // a window no pause outlasts
+    stand_the_thread_back(acker.link);
+    // The responder's consumer polls until the request arrives; its ACK is then held.
+    auto polled_in = [&](uint64_t held_in_all) {
+        return eventually([&] { return acker.link.poll_inline(); }) &&
+               acker.link.held_acks() == held_in_all;
+    };
+
+    SECTION("the consumer's answer leaves first, the ACK right after it") {
+        REQUIRE(requester.send(packet_between(wire::Opcode::kSendOnly, 1, 2, 1)));
+        REQUIRE(polled_in(1));
+        CHECK(acker.link.acks_waiting() == 1);
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+        CHECK(arrivals.count() == 0);  // held, not sent
+        REQUIRE(acker.link.send(packet_between(wire::Opcode::kSendOnly, 2, 1, 100)));
+        REQUIRE(eventually([&] { return arrivals.count() == 2; }));
+        CHECK(acker.link.acks_waiting() == 0);
+        const std::vector<wire::Opcode> order{wire::Opcode::kSendOnly, wire::Opcode::kAcknowledge};
+        CHECK(arrivals.opcodes == order);
+        CHECK(arrivals.psns == std::vector<uint32_t>{100, 1});
+    }
+    SECTION("a response sent on another thread leaves after the held ACKs, in PSN order") {
+        REQUIRE(requester.send(packet_between(wire::Opcode::kSendOnly, 1, 2, 1)));
+        REQUIRE(requester.send(packet_between(wire::Opcode::kSendOnly, 1, 2, 2)));
+        REQUIRE(eventually([&] {
+            acker.link.poll_inline();
+            return acker.link.held_acks() == 2;
+        }));
+        CHECK(acker.link.acks_waiting() == 2);
+        std::thread([&] {
+            acker.link.send(packet_between(wire::Opcode::kRdmaReadResponseOnly, 2, 1, 3));
+        }).join();
+        REQUIRE(eventually([&] { return arrivals.count() == 3; }));
+        CHECK(arrivals.psns == std::vector<uint32_t>{1, 2, 3});
+        CHECK(arrivals.opcodes.back() == wire::Opcode::kRdmaReadResponseOnly);
+    }
+    SECTION("the consumer's next poll sends it") {
+        REQUIRE(requester.send(packet_between(wire::Opcode::kSendOnly, 1, 2, 1)));
+        REQUIRE(polled_in(1));
+        CHECK_FALSE(acker.link.poll_inline());
+        REQUIRE(eventually([&] { return arrivals.count() == 1; }));
+        CHECK(arrivals.opcodes[0] == wire::Opcode::kAcknowledge);
+    }
+    SECTION("a consumer that stops polling sends it") {
+        REQUIRE(requester.send(packet_between(wire::Opcode::kSendOnly, 1, 2, 1)));
+        REQUIRE(polled_in(1));
+        acker.link.stop_inline_polling();
+        CHECK(acker.link.acks_waiting() == 0);
+        REQUIRE(eventually([&] { return arrivals.count() == 1; }));
+    }
+    CHECK(acker.link.dropped() == 0);
+    CHECK(requester.dropped() == 0);
+}
+
+TEST_CASE("A held ACK leaves when the hand-off window lapses, with no further call",
+          "[fabric][udp][inline]") {
+    const uint16_t port = static_cast<uint16_t>(test_port() + 10);
+    Arrivals arrivals;
+    UdpLink requester(port, arrivals.receiver());
+    const std::array<wire::IpAddr, 1> from{ip("127.0.0.1")};
+    REQUIRE(requester.bind(1, from));
+    Acker acker(port, std::chrono::milliseconds(5));  // a window of 80 ms to start
+    stand_the_thread_back(acker.link);
+    REQUIRE(requester.send(packet_between(wire::Opcode::kSendOnly, 1, 2, 1)));
+    REQUIRE(eventually([&] { return acker.link.poll_inline(); }));
+    const auto held_at = std::chrono::steady_clock::now();
+    REQUIRE(acker.link.held_acks() == 1);
+    // The consumer makes no call: the link's thread takes over when the window lapses,
+    // and sends the ACK first.
+    REQUIRE(eventually([&] { return arrivals.count() == 1; }));
+    CHECK(arrivals.opcodes[0] == wire::Opcode::kAcknowledge);
+    CHECK(acker.link.acks_waiting() == 0);
+    // Not before the window could have lapsed (it may have grown, never shrunk).
+    CHECK(std::chrono::steady_clock::now() - held_at >= std::chrono::milliseconds(10));
 }
