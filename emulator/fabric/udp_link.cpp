@@ -171,10 +171,9 @@ UdpLink::UdpLink(uint16_t port, Receiver receiver, std::chrono::nanoseconds hand
     if (raw == nullptr || std::string(raw) != "off") {
         raw_fd_ = ::socket(AF_INET, SOCK_RAW | SOCK_CLOEXEC | SOCK_NONBLOCK, IPPROTO_RAW);
         if (raw_fd_ < 0) {
-            log().warn(
-                "RoCEv2/UDP: no raw socket ({}): IPv4 frames leave with the kernel's IP "
-                "identification, so their ICRC fails at a real RoCEv2 peer (SoftNDK peers "
-                "accept them); grant CAP_NET_RAW or use IPv6",
+            log().info(
+                "RoCEv2/UDP: no raw socket ({}): IPv4 frames leave through the UDP sockets, "
+                "with the kernel's IP header (DF, identification 0)",
                 std::strerror(errno));
         } else {
             const int buffer_bytes = 8 << 20;
@@ -225,6 +224,20 @@ bool UdpLink::bind(uint32_t vport, std::span<const wire::IpAddr> addresses) {
              {std::pair{SO_RCVBUFFORCE, SO_RCVBUF}, std::pair{SO_SNDBUFFORCE, SO_SNDBUF}}) {
             if (::setsockopt(fd, SOL_SOCKET, force, &buffer_bytes, sizeof buffer_bytes) != 0)
                 ::setsockopt(fd, SOL_SOCKET, plain, &buffer_bytes, sizeof buffer_bytes);
+        }
+        // DF on every datagram, and no fragmentation: then the kernel writes identification
+        // 0 into an unconnected socket's IPv4 header (RFC 6864's atomic datagram), the value
+        // the ICRC was computed with, as the raw socket's frames carry (udp_link.hpp). A
+        // frame above the path MTU fails to send (EMSGSIZE: a drop) instead of fragmenting,
+        // as RoCEv2 requires.
+        if (ip.is_v4()) {
+            const int dont_fragment = IP_PMTUDISC_DO;
+            if (::setsockopt(fd, IPPROTO_IP, IP_MTU_DISCOVER, &dont_fragment,
+                             sizeof dont_fragment) != 0)
+                log().warn(
+                    "RoCEv2/UDP: {}: IP_MTU_DISCOVER: {}: the kernel chooses the IP "
+                    "identification, and a real RoCEv2 peer fails the ICRC",
+                    ip_text(ip), std::strerror(errno));
         }
         epoll_event event{};
         event.events = EPOLLIN;

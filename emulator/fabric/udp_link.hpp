@@ -18,18 +18,22 @@
 //                               (one host, or hosts of one endianness) | ICRC. Not IB CM
 //                               MADs: docs/wire.md says why and what interop needs.
 //
-// Which header the ICRC covers. It covers the IPv4 identification, which a UDP socket
-// cannot choose: Linux fills in its own (non-zero, per destination) on every datagram,
-// so a frame whose ICRC assumed 0 fails at every real RoCEv2 receiver. Hence:
+// Which header the ICRC covers. It covers the IPv4 identification, which Linux fills in
+// itself (non-zero, per destination) on a datagram of an ordinary UDP socket, so a frame
+// whose ICRC assumed 0 would fail at every real RoCEv2 receiver. Hence:
 //   IPv4 with CAP_NET_RAW (default): each frame leaves through one raw socket
 //       (IPPROTO_RAW, the IP header included) exactly as wire::serialize_frame wrote
 //       it, identification 0 with DF (the kernel keeps a DF datagram's zero ID);
 //   IPv4 without CAP_NET_RAW, or SOFTNDK_FABRIC_RAW=off: the UDP socket sends the UDP
-//       payload and the kernel writes the IP header. SoftNDK peers still accept the
-//       frames (both ends compute the ICRC as if the identification were 0) but a real
-//       RoCEv2 peer drops them; the link warns once when it falls back;
+//       payload and the kernel writes the IP header; the socket is set to
+//       IP_PMTUDISC_DO (DF, never fragment), for which Linux writes identification 0
+//       into an unconnected socket's datagrams, so the ICRC verifies at a real RoCEv2
+//       peer too (docs/wire.md has the measurements);
 //   IPv6: the UDP socket; IPv6 has no identification, and the fields the kernel
 //       chooses (flow label, traffic class, hop limit, UDP checksum) are masked.
+// What the raw socket still decides: a packet's IPv4 TOS and TTL (PacketMeta, both
+// masked in the ICRC) go on the wire as written; a UDP socket uses its own (0, and the
+// system's default TTL).
 // Received datagrams arrive on the bound UDP socket either way.
 //
 // Receiving. Datagrams are taken off the sockets in batches (recvmmsg, up to

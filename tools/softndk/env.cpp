@@ -26,9 +26,10 @@ constexpr EnvironmentVariable kVariables[] = {
      "udp: frames for addresses no adapter of this process owns travel as RoCEv2 over UDP "
      "(port 4791 by default)"},
     {"SOFTNDK_FABRIC_RAW", "auto (default) | off",
-     "udp, IPv4: auto sends each frame through a raw socket (CAP_NET_RAW) so that its ICRC "
-     "covers the IP header really sent; off, or without the privilege, the kernel writes the "
-     "header and only SoftNDK peers accept the frames (docs/wire.md)"},
+     "udp, IPv4: auto sends each frame through a raw socket (CAP_NET_RAW) with SoftNDK's own "
+     "IP header; off, or without the privilege, through the UDP socket with DF, where the "
+     "kernel writes identification 0: the ICRC verifies at a real RoCEv2 peer either way "
+     "(docs/wire.md)"},
     {"SOFTNDK_PCAP", "PATH", "capture every RoCEv2 packet the fabric carries to this pcap file"},
     {"SOFTNDK_TRACE", "PATH",
      "write the event trace here (daemon mode: the consumer's records go to PATH.consumer-<pid>)"},

@@ -245,8 +245,9 @@ TEST_CASE("READs over RoCEv2/UDP: a requester within its ORD never runs over the
 }
 
 TEST_CASE("IPv4 frames leave through a raw socket unless SOFTNDK_FABRIC_RAW=off", "[fabric][udp]") {
-    // The ICRC covers the IPv4 identification, which only a raw socket controls
-    // (udp_link.hpp); emu.fabric.wire_capture checks the frames themselves on lo.
+    // The raw socket sends SoftNDK's own IPv4 header; without it the UDP socket's DF makes
+    // the kernel write identification 0 (udp_link.hpp). emu.fabric.wire_capture checks
+    // the frames of both on lo.
     setenv("SOFTNDK_FABRIC_RAW", "off", 1);
     {
         UdpLink link(static_cast<uint16_t>(test_port() + 2), UdpLink::Receiver{});
