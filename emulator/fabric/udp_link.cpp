@@ -353,6 +353,23 @@ bool UdpLink::send_frame(int fd, const wire::IpAddr &to, std::span<const uint8_t
     return sent;
 }
 
+void UdpLink::send_batched(int fd, mmsghdr *headers, uint32_t count) {
+    for (uint32_t k = 0; k < count;) {
+        const int n = ::sendmmsg(fd, headers + k, std::min(count - k, kSendBatch), MSG_NOSIGNAL);
+        if (n <= 0) {
+            // This datagram is lost, as one sendto() failure is (send_to); RC
+            // retransmission deals with it, and the rest still go.
+            log().debug("RoCEv2: sendmmsg failed: {}", std::strerror(errno));
+            dropped_.fetch_add(1, std::memory_order_relaxed);
+            ++k;
+            continue;
+        }
+        sent_.fetch_add(static_cast<uint64_t>(n), std::memory_order_relaxed);
+        send_calls_.fetch_add(1, std::memory_order_relaxed);
+        k += static_cast<uint32_t>(n);
+    }
+}
+
 UdpLink::HeldOrder UdpLink::order_of(const wire::PacketDescriptor &packet) const {
     if (packet.info().is_request) return HeldOrder::kBeforeHeld;
     if (packet.bth.opcode == wire::Opcode::kAcknowledge && tls_holding_acks == this)
@@ -392,23 +409,12 @@ void UdpLink::send_held_acks() {
     }
     wire_release();
     for (uint32_t k = 0; k < count;) {
-        // One call per run of datagrams through one socket, kSendBatch at most.
+        // One batch per run of datagrams through one socket.
         uint32_t end = k + 1;
-        while (end < count && end - k < kSendBatch &&
-               held.datagrams[end].fd == held.datagrams[k].fd)
+        while (end < count && held.datagrams[end].fd == held.datagrams[k].fd)
             ++end;
-        const int n =
-            ::sendmmsg(held.datagrams[k].fd, held.headers.data() + k, end - k, MSG_NOSIGNAL);
-        if (n <= 0) {
-            // Lost, as a failed sendto() is (send_to); RC retransmission deals with it.
-            log().debug("RoCEv2: sending a held ACK failed: {}", std::strerror(errno));
-            dropped_.fetch_add(1, std::memory_order_relaxed);
-            ++k;
-            continue;
-        }
-        sent_.fetch_add(static_cast<uint64_t>(n), std::memory_order_relaxed);
-        send_calls_.fetch_add(1, std::memory_order_relaxed);
-        k += static_cast<uint32_t>(n);
+        send_batched(held.datagrams[k].fd, held.headers.data() + k, end - k);
+        k = end;
     }
     held.bytes.clear();
     held.datagrams.clear();
@@ -466,21 +472,7 @@ bool UdpLink::send_run(const Packet &run) {
     const bool request = run.desc.info().is_request;
     if (!request && holding_.load(std::memory_order_acquire)) send_held_acks();
     wire_release();
-    const int out = raw ? raw_fd_ : fd;
-    for (uint32_t k = 0; k < count;) {
-        const int n =
-            ::sendmmsg(out, headers.data() + k, std::min(count - k, kSendBatch), MSG_NOSIGNAL);
-        if (n <= 0) {
-            // This datagram is lost, as one sendto() failure is (send_to); go on.
-            log().debug("RoCEv2: send to {} failed: {}", ip_text(to), std::strerror(errno));
-            dropped_.fetch_add(1, std::memory_order_relaxed);
-            ++k;
-            continue;
-        }
-        sent_.fetch_add(static_cast<uint64_t>(n), std::memory_order_relaxed);
-        send_calls_.fetch_add(1, std::memory_order_relaxed);
-        k += static_cast<uint32_t>(n);
-    }
+    send_batched(raw ? raw_fd_ : fd, headers.data(), count);
     if (request && tls_holding_acks != this && holding_.load(std::memory_order_acquire))
         send_held_acks();
     return true;

@@ -95,6 +95,8 @@
 #include "cm/messages.hpp"
 #include "wire/packet.hpp"
 
+struct mmsghdr;  // <sys/socket.h>
+
 namespace softndk::emu {
 
 struct Packet;
@@ -217,6 +219,9 @@ class UdpLink {
     void hold_ack(int fd, const wire::IpAddr &to, uint16_t port, std::span<const uint8_t> bytes);
     // Sends every held ACK, in the order held (one sendmmsg per run of one socket).
     void send_held_acks();
+    // Hands `count` prepared datagrams to the kernel through `fd`, kSendBatch per
+    // sendmmsg; one the kernel refuses counts as dropped, and the rest still go.
+    void send_batched(int fd, ::mmsghdr *headers, uint32_t count);
 
     const uint16_t port_;
     const Receiver receiver_;

@@ -623,18 +623,27 @@ struct Acker {
     UdpLink link;
 };
 
+// A requester's link on 127.0.0.1, whose own thread receives (it never polls inline),
+// and an Acker whose consumer polls inline: the thread of its link stands back.
+struct AckPair {
+    AckPair(uint16_t port, std::chrono::nanoseconds hand_off)
+        : requester(port, arrivals.receiver()), acker(port, hand_off) {
+        const std::array<wire::IpAddr, 1> from{ip("127.0.0.1")};
+        REQUIRE(requester.bind(1, from));
+        stand_the_thread_back(acker.link);
+    }
+    Arrivals arrivals;  // what reached the requester
+    UdpLink requester;
+    Acker acker;
+};
+
 }  // namespace
 
 TEST_CASE("An ACK sent while an inline poll delivers is held until the consumer's next datagram",
           "[fabric][udp][inline]") {
-    const uint16_t port = static_cast<uint16_t>(test_port() + 9);
-    // The requester's side: its link's thread receives (it never polls inline).
-    Arrivals arrivals;
-    UdpLink requester(port, arrivals.receiver());
-    const std::array<wire::IpAddr, 1> from{ip("127.0.0.1")};
-    REQUIRE(requester.bind(1, from));
-    Acker acker(port, std::chrono::seconds(30));  // a window no pause outlasts
-    stand_the_thread_back(acker.link);
+    AckPair pair(static_cast<uint16_t>(test_port() + 9),
+                 std::chrono::seconds(30));  // a window no pause outlasts
+    auto &[arrivals, requester, acker] = pair;
     // The responder's consumer polls until the request arrives; its ACK is then held.
     auto polled_in = [&](uint64_t held_in_all) {
         return eventually([&] { return acker.link.poll_inline(); }) &&
@@ -689,13 +698,9 @@ TEST_CASE("An ACK sent while an inline poll delivers is held until the consumer'
 
 TEST_CASE("A held ACK leaves when the hand-off window lapses, with no further call",
           "[fabric][udp][inline]") {
-    const uint16_t port = static_cast<uint16_t>(test_port() + 10);
-    Arrivals arrivals;
-    UdpLink requester(port, arrivals.receiver());
-    const std::array<wire::IpAddr, 1> from{ip("127.0.0.1")};
-    REQUIRE(requester.bind(1, from));
-    Acker acker(port, std::chrono::milliseconds(5));  // a window of 80 ms to start
-    stand_the_thread_back(acker.link);
+    AckPair pair(static_cast<uint16_t>(test_port() + 10),
+                 std::chrono::milliseconds(5));  // a window of 80 ms to start
+    auto &[arrivals, requester, acker] = pair;
     REQUIRE(requester.send(packet_between(wire::Opcode::kSendOnly, 1, 2, 1)));
     REQUIRE(eventually([&] { return acker.link.poll_inline(); }));
     const auto held_at = std::chrono::steady_clock::now();
