@@ -59,12 +59,12 @@
 //     poll, or stop_inline_polling() is called (a consumer arms a CQ to sleep), the
 //     thread takes over again at once. No thread ever busy-spins on a socket.
 //
-// ACKs off the critical path (docs/wire.md, "Held ACKs"). On loopback a datagram costs
-// its sender some microseconds of kernel work, the receiving side's network stack
-// included, so an inline poll that took a SEND and sent its ACK before returning made
-// every ping-pong's turn-around pay for a datagram the peer does not wait for. An RC
-// ACK or NAK (opcode Acknowledge) sent on the thread of an inline poll while it
-// delivers is therefore held, in order, and leaves:
+// ACKs off the critical path (docs/wire.md, "ACKs are held off the critical path"). On
+// loopback a datagram costs its sender some microseconds of kernel work, the receiving
+// side's network stack included, so an inline poll that took a SEND and sent its ACK
+// before returning made every ping-pong's turn-around pay for a datagram the peer does
+// not wait for. An RC ACK or NAK (opcode Acknowledge) sent on the thread of an inline
+// poll while it delivers is therefore held, in order, and leaves:
 //   - just after the next request this link sends (the consumer's answer goes first:
 //     requests and ACKs belong to opposite directions of a QP pair's PSN spaces, so
 //     their relative order carries nothing);
@@ -76,7 +76,7 @@
 //     ACK is held longer than one window (kDefaultHandOff to kHandOffGrowth times it).
 // An ACK timeout shorter than that (code 6 or below, 262 us) can then expire on a
 // consumer that takes a completion and makes no call for that long. held_acks() counts
-// the ACKs held, sent_held() those sent since.
+// the ACKs ever held, acks_waiting() those not sent yet.
 //
 // Lost datagrams are what RC retransmission is for; a peer process that dies is seen
 // as the RC transport retry or CM timeout running out, as on a real network.
