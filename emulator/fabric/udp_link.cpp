@@ -324,32 +324,39 @@ bool UdpLink::send_to(int fd, const wire::IpAddr &to, uint16_t port,
     return true;
 }
 
-bool UdpLink::send_frame(int fd, const wire::IpAddr &to, std::span<const uint8_t> frame,
-                         HeldOrder order) {
+UdpLink::Egress UdpLink::egress(int udp_fd, const wire::IpAddr &to) const {
     const bool v4 = to.is_v4();
     // The raw socket: the IP header is ours (IPPROTO_RAW implies IP_HDRINCL), the port
-    // unused.
-    const bool raw = v4 && raw_fd_ >= 0;
-    const int out = raw ? raw_fd_ : fd;
-    const uint16_t port = raw ? 0 : port_;
-    const size_t skip =
-        wire::kEthernetHeaderSize +
-        (raw ? 0 : (v4 ? wire::kIpv4HeaderSize : wire::kIpv6HeaderSize) + wire::kUdpHeaderSize);
-    const std::span<const uint8_t> bytes = frame.subspan(skip);
-    switch (order) {
-        case HeldOrder::kHold:
-            hold_ack(out, to, port, bytes);
-            return true;
-        case HeldOrder::kAfterHeld:
-            if (holding_.load(std::memory_order_acquire)) send_held_acks();
-            return send_to(out, to, port, bytes);
-        case HeldOrder::kBeforeHeld:
-            break;
-    }
-    const bool sent = send_to(out, to, port, bytes);
+    // unused. The UDP socket: the kernel writes the IP and UDP headers.
+    if (v4 && raw_fd_ >= 0) return Egress{raw_fd_, 0, wire::kEthernetHeaderSize};
+    const size_t l3 = v4 ? wire::kIpv4HeaderSize : wire::kIpv6HeaderSize;
+    return Egress{udp_fd, port_, wire::kEthernetHeaderSize + l3 + wire::kUdpHeaderSize};
+}
+
+void UdpLink::before_sending(HeldOrder order) {
+    if (order == HeldOrder::kAfterHeld && holding_.load(std::memory_order_acquire))
+        send_held_acks();
+}
+
+void UdpLink::after_sending(HeldOrder order) {
     // A request from inside a delivery leaves the held ACKs held: they wait for the
     // consumer's own next datagram, or its next poll.
-    if (tls_holding_acks != this && holding_.load(std::memory_order_acquire)) send_held_acks();
+    if (order == HeldOrder::kBeforeHeld && tls_holding_acks != this &&
+        holding_.load(std::memory_order_acquire))
+        send_held_acks();
+}
+
+bool UdpLink::send_frame(int fd, const wire::IpAddr &to, std::span<const uint8_t> frame,
+                         HeldOrder order) {
+    const Egress out = egress(fd, to);
+    const std::span<const uint8_t> bytes = frame.subspan(out.skip);
+    if (order == HeldOrder::kHold) {
+        hold_ack(out.fd, to, out.port, bytes);
+        return true;
+    }
+    before_sending(order);
+    const bool sent = send_to(out.fd, to, out.port, bytes);
+    after_sending(order);
     return sent;
 }
 
@@ -432,12 +439,9 @@ bool UdpLink::send_run(const Packet &run) {
     const wire::IpAddr &to = run.desc.meta.dst_ip;
     const auto count = static_cast<uint32_t>(run.run.size());
     // What of each frame goes to the kernel: from the IP header through the raw socket,
-    // the UDP payload through the UDP socket (send_frame).
-    const bool raw = to.is_v4() && raw_fd_ >= 0;
-    const size_t skip =
-        wire::kEthernetHeaderSize +
-        (raw ? 0
-             : (to.is_v4() ? wire::kIpv4HeaderSize : wire::kIpv6HeaderSize) + wire::kUdpHeaderSize);
+    // the UDP payload through the UDP socket (egress).
+    const Egress out = egress(fd, to);
+    const size_t skip = out.skip;
     thread_local std::vector<uint8_t> buffer;
     thread_local std::vector<size_t> offsets;
     thread_local std::vector<iovec> vectors;
@@ -456,7 +460,7 @@ bool UdpLink::send_run(const Packet &run) {
     vectors.resize(count);
     headers.assign(count, mmsghdr{});
     socklen_t length = 0;
-    sockaddr_storage destination = to_sockaddr(to, raw ? 0 : port_, length);
+    sockaddr_storage destination = to_sockaddr(to, out.port, length);
     for (uint32_t k = 0; k < count; ++k) {
         const std::span<uint8_t> frame(buffer.data() + offsets[k], offsets[k + 1] - offsets[k]);
         if (wire::serialize_frame(packets[k], frame).status != wire::WireStatus::kOk) return false;
@@ -468,13 +472,14 @@ bool UdpLink::send_run(const Packet &run) {
         headers[k].msg_hdr.msg_iovlen = 1;
     }
     // A run of responses (READ response packets) leaves after the held ACKs, a run of
-    // requests before them (udp_link.hpp, "ACKs off the critical path").
-    const bool request = run.desc.info().is_request;
-    if (!request && holding_.load(std::memory_order_acquire)) send_held_acks();
+    // requests before them (udp_link.hpp, "ACKs off the critical path"); a run is never
+    // an ACK, so it is never held.
+    const HeldOrder order =
+        run.desc.info().is_request ? HeldOrder::kBeforeHeld : HeldOrder::kAfterHeld;
+    before_sending(order);
     wire_release();
-    send_batched(raw ? raw_fd_ : fd, headers.data(), count);
-    if (request && tls_holding_acks != this && holding_.load(std::memory_order_acquire))
-        send_held_acks();
+    send_batched(out.fd, headers.data(), count);
+    after_sending(order);
     return true;
 }
 

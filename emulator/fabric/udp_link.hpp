@@ -202,6 +202,19 @@ class UdpLink {
         kAfterHeld,   // any other response, or a CM message: the held ACKs first
     };
     HeldOrder order_of(const wire::PacketDescriptor &packet) const;
+    // The held ACKs that must leave before a datagram of `order` (kAfterHeld), and after
+    // it (kBeforeHeld, unless the caller is inside an inline poll's delivery).
+    void before_sending(HeldOrder order);
+    void after_sending(HeldOrder order);
+    // How a frame to `to` leaves: the socket (the raw one for IPv4 when there is one,
+    // else `udp_fd`), the destination port to address (0 for the raw socket), and how
+    // many leading bytes of the serialised frame the kernel writes itself.
+    struct Egress {
+        int fd;
+        uint16_t port;
+        size_t skip;
+    };
+    Egress egress(int udp_fd, const wire::IpAddr &to) const;
     // Sends a whole frame (Ethernet header first): through the raw socket for IPv4 when
     // there is one, else its UDP payload through `fd`.
     bool send_frame(int fd, const wire::IpAddr &to, std::span<const uint8_t> frame,
