@@ -233,9 +233,12 @@ ULONG Cq::poll(Result *results, ULONG n, uint64_t *times) {
     }
     uint64_t held_until = 0;
     ULONG got = poll_ring(results, n, times, held_until);
-    // Nothing yet, and receives posted that no ring covered: the device sees them now
-    // (a QP in error flushes them; Adapter::ring), and this poll looks again.
-    if (got == 0 && held_until == 0 && adapter()->ring_unrung_receives())
+    // Nothing yet, and receives posted that no ring covered while a QP of this adapter is
+    // in error: the device sees them now (it flushes those of a QP in error; Adapter::ring,
+    // hw::ContextControlPage::qps_in_error), and this poll looks again. With every QP
+    // healthy the ring would only wake the device for nothing.
+    if (got == 0 && held_until == 0 && adapter()->some_qp_in_error() &&
+        adapter()->ring_unrung_receives())
         got = poll_ring(results, n, times, held_until);
     // Nothing yet: receive what the network brought on this thread, then look again
     // (DeviceClient::poll_network; embedded over SOFTNDK_FABRIC=udp, the completion's

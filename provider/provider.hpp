@@ -138,12 +138,21 @@ class Adapter : public Embedded<NDK_ADAPTER>, public Object {
     // flushes what was posted (rc::receive_doorbell), as an mlx5 RQ has a doorbell
     // record and no MMIO doorbell. The device services every pending bit, receive bits
     // included, on the next ring of any kind; ring_unrung_receives() rings for receive
-    // bits no ring has covered yet, and Cq::poll calls it when it finds nothing, so a
-    // flush completion is never held from a consumer that polls or arms its CQ.
+    // bits no ring has covered yet, and Cq::poll calls it when it finds nothing while a
+    // QP of this adapter is in error (some_qp_in_error()), so a flush completion is never
+    // held from a consumer that polls or arms its CQ, and a healthy QP's receive never
+    // wakes the device.
     enum class Bell { kSend, kReceive, kArm };
     void ring(Bell bell, uint32_t queue);
     // Rings if receive bits were set since the last ring; true if it rang.
     bool ring_unrung_receives();
+    // True once the device has moved a QP of this adapter to ERROR
+    // (hw::ContextControlPage::qps_in_error).
+    bool some_qp_in_error() const {
+        return control_ != nullptr &&
+               std::atomic_ref<uint32_t>(control_->qps_in_error).load(std::memory_order_acquire) !=
+                   0;
+    }
 
     // Network input on the polling thread (DeviceClient::poll_network): Cq::poll calls
     // poll_network() when it finds nothing, Cq::arm stop_polling_network().

@@ -111,6 +111,12 @@ std::shared_ptr<Qp> Device::find_qp(uint32_t context, uint32_t number) const {
     return qp && qp->context == context ? qp : nullptr;
 }
 
+void Device::count_qp_in_error(uint32_t context) {
+    auto c = find_context(context);
+    if (c && c->page != nullptr)
+        std::atomic_ref<uint32_t>(c->page->qps_in_error).fetch_add(1, std::memory_order_release);
+}
+
 bool Device::same_consumer_locked(uint32_t context_a, uint32_t context_b) const {
     if (context_a == context_b) return true;
     const auto a = contexts_.find(context_a);

@@ -212,6 +212,10 @@ class Device final : public Port {
 
     // ----- services for the engine blocks (callable with a QP lock held) -------------
     std::shared_ptr<Qp> find_qp(uint32_t number) const;
+    // A QP of `context` entered ERROR: ContextControlPage::qps_in_error counts it, so the
+    // provider rings for receives it posted without a ring (any thread; takes the table
+    // lock, so callable with a QP lock held).
+    void count_qp_in_error(uint32_t context);
     // QP owned by `context` or nullptr.
     std::shared_ptr<Qp> find_qp(uint32_t context, uint32_t number) const;
     // Contexts attached by one consumer process (AttachRequest::process_id: getpid() in

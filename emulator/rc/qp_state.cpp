@@ -155,6 +155,7 @@ void enter_error(Qp &qp, const char *why, hw::Syndrome cause) {
         tracing::qp_state(qp, qp.state, QpState::kError);
         qp.state = QpState::kError;
         qp.error_cause = cause;
+        qp.device.count_qp_in_error(qp.context);
     }
     Requester &r = qp.req;
     r.rnr_wait = false;

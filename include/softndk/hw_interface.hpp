@@ -40,14 +40,15 @@ namespace softndk::hw {
 
 // Bumped on any incompatible change to a struct in this file. The device
 // reports it in the attach response and the provider refuses a mismatch.
-inline constexpr uint32_t kAbiVersion = 9;  // 2: doorbell summary words; 3: LAM commands;
-                                            // 4: DeviceLimits::quirks; 5: model time
-                                            // (ProducerRecord, blueflame_bytes, time_mode);
-                                            // 6: fault injection (kInjectFault, FaultRequest)
-                                            // 7: kQueryResources (section 13)
-                                            // 8: 16 resource values; SRQ and CM kinds
-                                            // 9: 16,384 queues per doorbell kind, three
-                                            //    bitmap levels, 3-page control block
+inline constexpr uint32_t kAbiVersion = 10;  // 2: doorbell summary words; 3: LAM commands;
+                                             // 4: DeviceLimits::quirks; 5: model time
+                                             // (ProducerRecord, blueflame_bytes, time_mode);
+                                             // 6: fault injection (kInjectFault, FaultRequest)
+                                             // 7: kQueryResources (section 13)
+                                             // 8: 16 resource values; SRQ and CM kinds
+                                             // 9: 16,384 queues per doorbell kind, three
+                                             //    bitmap levels, 3-page control block
+                                             // 10: ContextControlPage::qps_in_error
 
 // ---------------------------------------------------------------------------
 // 1. Units
@@ -422,7 +423,12 @@ struct ContextControlPage {
     uint32_t magic;
     uint32_t abi_version;
     uint32_t context_id;
-    uint32_t reserved0;
+    // Device -> provider: how many of this context's QPs have entered ERROR (counts up,
+    // never down; read and written as std::atomic_ref, release/acquire). A receive the
+    // provider posts without a ring (the device reads a receive queue when a SEND needs
+    // a WQE) needs one only on a QP in ERROR, whose receives the device flushes; while
+    // this is 0 none does, so a CQ poll that finds nothing need not ring for them.
+    uint32_t qps_in_error;
     uint8_t reserved1[48];
     WakeWord wake;              // @64
     DoorbellBitmaps doorbells;  // @256

@@ -856,3 +856,25 @@ TEST_CASE("A functional timer deadline is the span from now and at most two coar
     CHECK(deadline >= before);
     CHECK(deadline <= after);
 }
+
+TEST_CASE("The control page counts this context's QPs that enter ERROR, once each",
+          "[device][attach]") {
+    auto fabric = std::make_shared<Fabric>();
+    auto dev = std::make_shared<Device>(adapter(1, {"10.1.0.1"}), fabric);
+    Driver d(dev), other(dev);
+    auto in_error = [](const Driver &driver) {
+        return std::atomic_ref<uint32_t>(driver.control->qps_in_error).load();
+    };
+    const uint32_t pd = d.create_pd();
+    auto cq = d.create_cq(16);
+    auto first = d.create_qp(pd, *cq, *cq);
+    auto second = d.create_qp(pd, *cq, *cq);
+    CHECK(in_error(d) == 0);  // healthy QPs: the provider need not ring for receives
+    REQUIRE(d.object_command(hw::CommandOpcode::kFlushQp, first->number) == 0);
+    CHECK(in_error(d) == 1);
+    REQUIRE(d.object_command(hw::CommandOpcode::kFlushQp, first->number) == 0);
+    CHECK(in_error(d) == 1);  // already in ERROR: not counted again
+    REQUIRE(d.object_command(hw::CommandOpcode::kFlushQp, second->number) == 0);
+    CHECK(in_error(d) == 2);
+    CHECK(in_error(other) == 0);  // another context's page is its own
+}
