@@ -386,7 +386,7 @@ void Device::deliver_run_to_qp(Packet &run) {
 void Device::deliver_to_qp(Packet &packet) {
     counters_.add(Counter::rcvd_pkts);
     auto qp = find_qp(packet.desc.bth.dest_qp);
-    std::unique_lock<std::mutex> lock;
+    std::unique_lock<AdaptiveMutex> lock;
     bool accepting = false;
     if (qp) {
         lock = std::unique_lock(qp->mutex);

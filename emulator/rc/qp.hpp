@@ -31,6 +31,7 @@
 #include <boost/circular_buffer.hpp>
 #include <boost/container/small_vector.hpp>
 
+#include "device/adaptive_mutex.hpp"
 #include "device/cq.hpp"
 #include "device/queue_memory.hpp"
 #include "device/srq.hpp"
@@ -229,7 +230,9 @@ class Qp {
     const uint32_t context;
     const uint32_t pd;
 
-    std::mutex mutex;
+    // Spins briefly before it sleeps: the peer's thread takes it right after seeing a
+    // payload this QP's holder placed (adaptive_mutex.hpp).
+    AdaptiveMutex mutex;
     std::shared_ptr<Cq> send_cq;
     std::shared_ptr<Cq> recv_cq;
     std::shared_ptr<Srq> srq;  // receives come from here instead of the RQ
