@@ -63,18 +63,19 @@ const LimitKey kLimitKeys[] = {
 #field, &CostModel::field \
     }
 const CostKey kCostKeys[] = {
-    SOFTNDK_COST(doorbell_ns),       SOFTNDK_COST(doorbell_gap_ns),
-    SOFTNDK_COST(blueflame_bytes),   SOFTNDK_COST(blueflame_ns),
-    SOFTNDK_COST(dma_read_ns),       SOFTNDK_COST(dma_write_ns),
-    SOFTNDK_COST(pcie_ps_per_byte),  SOFTNDK_COST(pcie_tlp_bytes),
-    SOFTNDK_COST(pcie_tlp_overhead), SOFTNDK_COST(processing_units),
-    SOFTNDK_COST(pu_wqe_ns),         SOFTNDK_COST(pu_packet_ns),
-    SOFTNDK_COST(pu_cqe_ns),         SOFTNDK_COST(cache_miss_ns),
-    SOFTNDK_COST(qpc_cache_entries), SOFTNDK_COST(mpt_cache_entries),
-    SOFTNDK_COST(mtt_cache_entries), SOFTNDK_COST(tx_pipeline_ns),
-    SOFTNDK_COST(rx_pipeline_ns),    SOFTNDK_COST(pipeline_packet_ns),
-    SOFTNDK_COST(link_mbps),         SOFTNDK_COST(frame_overhead_bytes),
-    SOFTNDK_COST(propagation_ns),    SOFTNDK_COST(switch_ns),
+    SOFTNDK_COST(doorbell_ns),        SOFTNDK_COST(doorbell_gap_ns),
+    SOFTNDK_COST(blueflame_bytes),    SOFTNDK_COST(blueflame_ns),
+    SOFTNDK_COST(dma_read_ns),        SOFTNDK_COST(dma_write_ns),
+    SOFTNDK_COST(pcie_ps_per_byte),   SOFTNDK_COST(pcie_tlp_bytes),
+    SOFTNDK_COST(pcie_tlp_overhead),  SOFTNDK_COST(processing_units),
+    SOFTNDK_COST(pu_wqe_ns),          SOFTNDK_COST(pu_packet_ns),
+    SOFTNDK_COST(pu_cqe_ns),          SOFTNDK_COST(cache_miss_ns),
+    SOFTNDK_COST(qpc_cache_entries),  SOFTNDK_COST(mpt_cache_entries),
+    SOFTNDK_COST(mtt_cache_entries),  SOFTNDK_COST(tx_pipeline_ns),
+    SOFTNDK_COST(rx_pipeline_ns),     SOFTNDK_COST(pipeline_packet_ns),
+    SOFTNDK_COST(link_mbps),          SOFTNDK_COST(frame_overhead_bytes),
+    SOFTNDK_COST(propagation_ns),     SOFTNDK_COST(switch_ns),
+    SOFTNDK_COST(host_turnaround_ns),
 };
 #undef SOFTNDK_COST
 // Every CostModel field is a uint32_t with a key here: a field added to the model

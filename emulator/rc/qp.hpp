@@ -203,8 +203,12 @@ struct Responder {
         std::make_shared<std::atomic<uint32_t>>(0);
     // Model time: data of the latest SEND or WRITE became visible at placed_ns. A
     // consumer that polls memory for a WRITE is taken to have seen it then, so the
-    // QP's next doorbell is never earlier (doorbell.cpp).
+    // QP's next doorbell is never earlier (requester.cpp, doorbell_posted()).
     uint64_t placed_ns = 0;
+    // Model time the latest receive CQE became visible: a consumer learns of a SEND
+    // there. The QP's next doorbell is dated no sooner than host_turnaround_ns after
+    // the later of this and placed_ns (doorbell_posted()).
+    uint64_t recv_cqe_ns = 0;
     uint32_t target_mpt = 0;  // MPT index of the WRITE in progress (cache lookups)
     uint64_t target_va = 0;   // its next byte's address
 };

@@ -94,7 +94,8 @@ void complete_recv(Qp &qp, uint16_t slot, hw::Syndrome syndrome, uint32_t bytes,
     const uint64_t ready = dev.timing().receive_unit(
         qp.number, std::max(qp.now_ns, written_before_cqe(qp, qp.resp.placed_ns)),
         dev.cost().pu_cqe_ns);
-    dev.push_cqe(*qp.recv_cq, c, opcode, ready);
+    qp.resp.recv_cqe_ns =
+        std::max(qp.resp.recv_cqe_ns, dev.push_cqe(*qp.recv_cq, c, opcode, ready));
 }
 
 void flush_queues(Qp &qp) {

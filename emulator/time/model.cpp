@@ -29,7 +29,8 @@ bool CostModel::ideal() const {
     return doorbell_ns == 0 && doorbell_gap_ns == 0 && blueflame_ns == 0 && dma_read_ns == 0 &&
            dma_write_ns == 0 && pcie_ps_per_byte == 0 && pu_wqe_ns == 0 && pu_packet_ns == 0 &&
            pu_cqe_ns == 0 && cache_miss_ns == 0 && tx_pipeline_ns == 0 && rx_pipeline_ns == 0 &&
-           pipeline_packet_ns == 0 && link_mbps == 0 && propagation_ns == 0 && switch_ns == 0;
+           pipeline_packet_ns == 0 && link_mbps == 0 && propagation_ns == 0 && switch_ns == 0 &&
+           host_turnaround_ns == 0;
 }
 
 uint64_t wire_bytes(const CostModel &cost, uint64_t transport_bytes) {

@@ -62,6 +62,11 @@ struct CostModel {
     uint32_t frame_overhead_bytes = 66;  // Ethernet+IPv4+UDP headers, FCS, preamble, IFG
     uint32_t propagation_ns = 10;        // 2 m of cable
     uint32_t switch_ns = 0;              // a switch hop (0: back to back)
+    // The host, as far as a calibrated figure includes it: a consumer's time from data
+    // the device placed through a QP (a WRITE's payload it polls, a SEND's) to its next
+    // doorbell on that QP. Published perftest latencies (ib_write_lat: poll the last
+    // byte, post the answer) include it; the reference figures do not (0).
+    uint32_t host_turnaround_ns = 0;
 
     bool ideal() const;  // every cost 0: the model is off
 };

@@ -145,6 +145,23 @@ TEST_CASE("A SEND's one-way latency is a WRITE's plus its receive CQE", "[timing
     CHECK(send < write + 0.1);  // the CQE's unit time and 64 B behind the data, not a DMA latency
 }
 
+// Published latencies are perftest's, host included (docs/timing.md §6): a QP's next
+// doorbell is dated the profile's host turn-around (cx6-200g: 150 ns) after what the
+// host saw through it - a WRITE's payload, a SEND's receive CQE. A READ's requester
+// sees its own completion instead, which costs the host kCqeNs (provider/model_time.hpp).
+TEST_CASE("The host turn-around dates the answer to a WRITE or a SEND, not a READ",
+          "[timing][fidelity]") {
+    const std::string off = " --set host_turnaround_ns=0";
+    for (const std::string test : {"-t write --lat -s 8", "-t send --lat -s 8"}) {
+        INFO(test);
+        const double with = latency(test);
+        const double without = latency(test + off);
+        CHECK(with - without > 0.12);  // 150 ns less what the host's poll of a CQE costs
+        CHECK(with - without < 0.16);
+    }
+    CHECK(latency("-t read --lat -s 8") == latency("-t read --lat -s 8" + off));
+}
+
 TEST_CASE("SOFTNDK_TIME sets the time mode of --profile's adapters and --time overrides it",
           "[timing][cli]") {
     CHECK(time_mode("env -u SOFTNDK_TIME", "") == "functional");
