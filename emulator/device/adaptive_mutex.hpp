@@ -34,7 +34,7 @@ class AdaptiveMutex {
     bool try_lock() { return mutex_.try_lock(); }
     void unlock() { mutex_.unlock(); }
 
-    // About 2-5 us of PAUSE (10-40 ns each, by CPU generation): longer than a QP's
+    // About 1-5 us of PAUSE (10-40 ns each, by CPU generation): longer than a QP's
     // critical section on the data path, far shorter than a sleep and wake (~25 us on a
     // VM, softndk/wake.hpp).
     static constexpr unsigned kSpins = 128;
