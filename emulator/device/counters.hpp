@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <string_view>
 
+#include "device/thread_shard.hpp"
 #include "softndk/hw_interface.hpp"
 
 namespace softndk::emu {
@@ -32,15 +33,13 @@ inline constexpr std::array<std::string_view, static_cast<size_t>(Counter::kCoun
 #undef SOFTNDK_X
 };
 
-// Sharded by thread: the engines run on the consumers' threads (embedded mode) and
-// on the daemon's, and one counter bumped by two threads moves its cache line between
-// their cores on every packet - a miss on each end of a ping-pong's critical path.
-// Each thread adds into one of kShards blocks (its own unless more than kShards
-// threads count at once, when two share a block and stay correct); get() sums them.
+// Sharded by thread (thread_shard.hpp): each thread adds into one of kShards blocks,
+// and get() sums them.
 class Counters {
   public:
     void add(Counter c, uint64_t n = 1) {
-        shards_[shard()].values[static_cast<size_t>(c)].fetch_add(n, std::memory_order_relaxed);
+        shards_[thread_shard(kShards)].values[static_cast<size_t>(c)].fetch_add(
+            n, std::memory_order_relaxed);
     }
     uint64_t get(Counter c) const {
         uint64_t sum = 0;
@@ -57,12 +56,6 @@ class Counters {
     struct alignas(64) Shard {
         std::array<std::atomic<uint64_t>, static_cast<size_t>(Counter::kCount)> values{};
     };
-    // This thread's block: threads take the next one in turn, the first time they count.
-    static size_t shard() {
-        static std::atomic<size_t> next{0};
-        thread_local const size_t mine = next.fetch_add(1, std::memory_order_relaxed) % kShards;
-        return mine;
-    }
     std::array<Shard, kShards> shards_{};
 };
 

@@ -25,6 +25,8 @@
 // is not a number").
 #pragma once
 
+#include <algorithm>
+#include <array>
 #include <atomic>
 #include <cstdint>
 #include <optional>
@@ -33,6 +35,7 @@
 #include <string_view>
 #include <vector>
 
+#include "device/thread_shard.hpp"
 #include "softndk/hw_interface.hpp"
 #include "softndk/monotonic.hpp"
 #include "softndk/sim.hpp"
@@ -110,24 +113,37 @@ std::optional<bool> set_transport_key(TransportDefaults &transport, std::string_
 // they pass (time/model.hpp), never from this clock, so it serialises nothing.
 // In paced mode model time is the monotonic clock, in simulated mode the scheduler's
 // (softndk/sim.hpp), so now() is never behind it.
+//
+// Sharded by thread (thread_shard.hpp): observe() runs for every packet sent and
+// received and every CQE, on whichever thread runs the engine, and one shared word
+// moved its cache line between the two ends of a ping-pong several times per message.
+// A thread raises its own shard; now() takes the maximum of all of them, so it sees
+// every observe() that happened before it (relaxed, as before: a snapshot).
 class VirtualClock {
   public:
     explicit VirtualClock(bool paced = false) : paced_(paced) {}
     uint64_t now() const {
-        const uint64_t seen = ns_.load(std::memory_order_relaxed);
+        uint64_t seen = 0;
+        for (const Shard &shard : shards_)
+            seen = std::max(seen, shard.ns.load(std::memory_order_relaxed));
         if (!paced_) return seen;
         const uint64_t wall = sim::clock_ns();  // CLOCK_MONOTONIC, or simulated time
         return seen > wall ? seen : wall;
     }
     void observe(uint64_t t) {
-        uint64_t cur = ns_.load(std::memory_order_relaxed);
-        while (cur < t && !ns_.compare_exchange_weak(cur, t, std::memory_order_relaxed)) {
+        std::atomic<uint64_t> &ns = shards_[thread_shard(kShards)].ns;
+        uint64_t cur = ns.load(std::memory_order_relaxed);
+        while (cur < t && !ns.compare_exchange_weak(cur, t, std::memory_order_relaxed)) {
         }
     }
 
   private:
+    static constexpr size_t kShards = 8;
+    struct alignas(64) Shard {
+        std::atomic<uint64_t> ns{0};
+    };
     const bool paced_;
-    std::atomic<uint64_t> ns_{0};
+    std::array<Shard, kShards> shards_{};
 };
 
 }  // namespace softndk::emu

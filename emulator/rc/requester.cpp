@@ -149,23 +149,28 @@ void parse_wqe(Qp &qp, const std::byte *bytes, const hw::CtrlSegment &ctrl, Send
 }
 
 // The model time the host rang the doorbell just fetched: the provider's stamp (the
-// consumer's clock), clamped to a second past anything the device has seen (an
-// untrusted value), never before data it may have polled for arrived on this QP, and
-// never before the host could have reacted to what it saw through this QP: the later
-// of that placement and the latest receive CQE, plus the profile's
-// host_turnaround_ns. In paced mode the stamp is the wall clock, so a host quicker than
-// the modeled one waits for it, and one slower shows.
+// consumer's clock), clamped to a second past the later of this QP's time and anything
+// the device has seen (an untrusted value), never before data it may have polled for
+// arrived on this QP, and never before the host could have reacted to what it saw
+// through this QP: the later of that placement and the latest receive CQE, plus the
+// profile's host_turnaround_ns. In paced mode the stamp is the wall clock, so a host
+// quicker than the modeled one waits for it, and one slower shows.
 uint64_t doorbell_posted(Qp &qp, const DoorbellStamp &stamp) {
     auto &dev = qp.device;
-    const uint64_t horizon = dev.clock().now();
     constexpr uint64_t kSecond = 1000000000;
+    // The device's clock is read only for a stamp the QP's own time does not vouch for
+    // (an idle QP, or a bad stamp): reading it is a clock_gettime in paced mode and
+    // its shards' cache lines, on every doorbell's critical path (docs/timing.md §8).
+    uint64_t posted = stamp.post_time_ns;
+    if (posted > qp.now_ns + kSecond)
+        posted = std::min(posted, std::max(qp.now_ns, dev.clock().now()) + kSecond);
     const uint64_t turnaround = dev.cost().host_turnaround_ns;
     uint64_t floor = qp.resp.placed_ns;
     if (turnaround != 0) {
         const uint64_t seen = std::max(qp.resp.placed_ns, qp.resp.recv_cqe_ns);
         if (seen != 0) floor = seen + turnaround;
     }
-    return std::max(std::min(stamp.post_time_ns, horizon + kSecond), floor);
+    return std::max(posted, floor);
 }
 
 // The fault-injection name of a send-queue WQE (faults.hpp; a NOP is only "any").

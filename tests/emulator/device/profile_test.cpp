@@ -7,9 +7,12 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <thread>
+#include <vector>
 
 #include "device/profile.hpp"
 #include "device/status.hpp"
+#include "softndk/monotonic.hpp"
 
 using namespace softndk;
 using namespace softndk::emu;
@@ -250,4 +253,35 @@ TEST_CASE("resolve_profile: a built-in name or a profile file", "[device][profil
     CHECK(error.find("cx7-400g") != std::string::npos);
     CHECK_FALSE(resolve_profile("missing.ini", "/nonexistent", p, error));
     CHECK(error.starts_with("/nonexistent/missing.ini: cannot open"));
+}
+
+// The device clock is sharded by thread: whichever threads observed times, and however
+// many (more than its shards), now() is the latest of them all, and never goes back.
+TEST_CASE("The device clock is the latest time any thread observed", "[device][time]") {
+    VirtualClock clock;
+    CHECK(clock.now() == 0);
+    clock.observe(50);
+    clock.observe(40);  // an earlier time changes nothing
+    CHECK(clock.now() == 50);
+    constexpr int kThreads = 12;  // more threads than shards: two share one
+    std::vector<std::thread> threads;
+    for (int t = 0; t < kThreads; ++t) {
+        threads.emplace_back([&clock, t] {
+            for (uint64_t i = 1; i <= 1000; ++i)
+                clock.observe(i * 100 + static_cast<uint64_t>(t));
+        });
+    }
+    for (auto &t : threads)
+        t.join();
+    CHECK(clock.now() == 1000 * 100 + kThreads - 1);
+    clock.observe(7);
+    CHECK(clock.now() == 1000 * 100 + kThreads - 1);
+}
+
+TEST_CASE("In paced mode the device clock is never behind the monotonic clock", "[device][time]") {
+    VirtualClock clock(/*paced=*/true);
+    const uint64_t before = monotonic_ns();
+    CHECK(clock.now() >= before);
+    clock.observe(before + 3600ull * 1000000000);  // a time the model reached ahead
+    CHECK(clock.now() == before + 3600ull * 1000000000);
 }

@@ -451,6 +451,45 @@ TEST_CASE("RNR retries exhausted complete with kRnrRetryExceeded", "[rc][rnr]") 
     CHECK(p.dev_a->counters().get(Counter::rcvd_rnr_err) == 3);
 }
 
+// The doorbell's stamp is the consumer's clock, written into shared memory: the device
+// takes it as it is up to a second past what the QP and the device have seen, and no
+// further, so a consumer's garbage cannot push model time out of reach.
+TEST_CASE("A doorbell stamp is trusted up to a second past the QP's and the device's time",
+          "[rc][time]") {
+    constexpr uint64_t kSecond = 1000000000;
+    ConnectedPair p;
+    Buffer src(256), dst(256);
+    auto mr_a = p.a->register_mr(p.pd_a, src.data(), src.size());
+    auto mr_b = p.b->register_mr(p.pd_b, dst.data(), dst.size());
+    auto send_stamped = [&](uint64_t stamp) {
+        p.b->post_recv(*p.qp_b, {{dst.addr(), 256, mr_b.token}});
+        p.qp_a->sq_doorbell->producer.post_time_ns = stamp;
+        p.a->post_send(*p.qp_a, hw::WqeOpcode::kSend, {{src.addr(), 16, mr_a.token}});
+        auto done = Driver::wait(*p.scq_a);
+        REQUIRE(done);
+        REQUIRE(done->syndrome == hw::Syndrome::kSuccess);
+        REQUIRE(Driver::wait(*p.rcq_b));
+        return done->completion_time_ns;
+    };
+    const uint64_t round_trip = send_stamped(0);  // a few us from model time 0
+    REQUIRE(round_trip < kSecond / 1000);
+    SECTION("a stamp within the second is the doorbell's time") {
+        const uint64_t stamp = p.dev_a->clock().now() + kSecond / 2;
+        const uint64_t done = send_stamped(stamp);
+        CHECK(done > stamp);
+        CHECK(done < stamp + kSecond / 1000);
+    }
+    SECTION("a stamp beyond it is clamped to a second past the device's time") {
+        const uint64_t horizon = p.dev_a->clock().now() + kSecond;
+        for (const uint64_t garbage : {horizon + 1, uint64_t{1} << 62, UINT64_MAX}) {
+            const uint64_t before = p.dev_a->clock().now();
+            const uint64_t done = send_stamped(garbage);
+            CHECK(done > before + kSecond);
+            CHECK(done < before + kSecond + kSecond / 1000);
+        }
+    }
+}
+
 // Model time (emulator/time/model.hpp): timers run on it, so the completion of a SEND
 // that met an RNR NAK is dated one RNR delay after the NAK, whatever the host did.
 TEST_CASE("RNR: the retry happens one modeled RNR delay after the NAK, in CQE times",
