@@ -321,6 +321,7 @@ void Device::receive(Packet &packet) {
             receive(one);
         return;
     }
+    timing_.prefetch_receive(packet.desc.bth.dest_qp);
     // The ICRC check and the receive-side faults come first, as the port's would.
     faults_->receive(packet, [this](Packet &p) { deliver_to_qp(p); });
 }

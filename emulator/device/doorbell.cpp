@@ -10,6 +10,7 @@
 namespace softndk::emu {
 
 void Device::service(uint32_t context) {
+    timing_.prefetch_send();
     auto c = find_context(context);
     if (!c) return;
     counters_.add(Counter::doorbells);

@@ -122,9 +122,7 @@ uint64_t TimingModel::process_locked(std::vector<Timeline> &units, uint32_t qp, 
     for (uint64_t p = 0; p < lookup.mtt_pages; ++p)
         fetch(mtt_, lookup.mtt_first + p, kMttEntryBytes);
     const uint64_t busy = ps(ns) + stall;
-    // Unit counts are powers of two in every profile: a mask, not a division, per step.
-    const uint32_t unit = units_power_of_two_ ? qp & (unit_count_ - 1) : qp % unit_count_;
-    return at_ns(units[unit].reserve(at_ps(t), busy) + busy);
+    return at_ns(units[unit_of(qp)].reserve(at_ps(t), busy) + busy);
 }
 
 uint64_t TimingModel::transmit(uint64_t t, uint64_t transport_bytes, bool loopback) {
