@@ -165,6 +165,7 @@ class TimingModel {
         prefetch_line(&mmio_);
         prefetch_line(&tx_pipeline_);
         prefetch_line(&link_);
+        prefetch_line(&qpc_);
     }
     void prefetch_receive(uint32_t qp) const {
         if (!enabled_) return;
@@ -173,6 +174,8 @@ class TimingModel {
         prefetch_line(&receive_units_[unit_of(qp)]);
         prefetch_line(&dma_write_);
         prefetch_line(&qpc_);
+        prefetch_line(&mpt_);
+        prefetch_line(&mtt_);
     }
 
     // A destroyed QP or re-registered key is no longer cached.

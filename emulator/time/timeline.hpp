@@ -164,7 +164,7 @@ inline uint64_t Timeline::reserve(uint64_t arrival, uint64_t occupancy) {
 // lookup is a hash and a probe or two and a hit relinks two indices - no node per entry
 // and no pointer chasing. The model touches one MTT entry per packet, so this is on the
 // data path. Storage grows with the entries held, up to the capacity.
-class LruCache {
+class alignas(64) LruCache {
   public:
     explicit LruCache(size_t capacity) : capacity_(capacity) {}
     // Looks `key` up and makes it the most recent; true on a hit. A miss inserts it,
@@ -198,16 +198,19 @@ class LruCache {
     void push_front(uint32_t node);
     bool touch_not_first(uint64_t key);  // touch() of a key that is not the most recent
 
+    // What touch()'s common case reads and writes - a hit on the most recent key - sits
+    // in the first cache line, as in Timeline: the two ends of a connection, each on its
+    // own core, touch the same caches, and a second line was a second miss.
     const size_t capacity_;
     std::vector<Node> nodes_;
+    uint32_t head_ = kNone;  // most recent
+    uint32_t tail_ = kNone;  // least recent
+    uint64_t hits_ = 0;
+    uint64_t misses_ = 0;
+    size_t size_ = 0;
     std::vector<uint32_t> free_;   // node slots erase() gave back
     std::vector<uint32_t> index_;  // node + 1; 0 = empty. Size a power of two.
     unsigned index_shift_ = 64;    // 64 - log2(index_.size())
-    uint32_t head_ = kNone;        // most recent
-    uint32_t tail_ = kNone;        // least recent
-    size_t size_ = 0;
-    uint64_t hits_ = 0;
-    uint64_t misses_ = 0;
 };
 
 }  // namespace softndk::emu::time
