@@ -27,15 +27,24 @@ ratio() {  # a b -> a/b
 # docs/timing.md. The model's cost: the same functional-mode runs with the timing
 # model on (roce-default) and off (ideal: every cost 0), wall clock. Paced mode: the
 # wall-clock latency a perftest-style loop sees against the modeled figure.
-wall_run() {  # ARGS... -> wall seconds of one softndk perf run (median over REPS)
-  local values=() r t0 t1
+wall_seconds() {  # ARGS... -> wall seconds of one softndk perf run, or n/a
+  local t0 t1
+  t0=$(date +%s.%N)
+  "$softndk" perf "$@" >/dev/null 2>&1 || { echo n/a; return; }
+  t1=$(date +%s.%N)
+  awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.4f", b - a }'
+}
+# wall_pair ARGS... -> "ON OFF": the median wall seconds over REPS runs with the model on
+# (roce-default) and off (ideal). The runs alternate, on then off, so that a spell in
+# which the VM's host runs this one slower (minutes long, docs/timing.md §8) slows both
+# sides of the ratio instead of one.
+wall_pair() {
+  local on=() off=() r
   for r in $(seq 1 "$REPS"); do
-    t0=$(date +%s.%N)
-    "$softndk" perf "$@" >/dev/null 2>&1 || { values+=("n/a"); continue; }
-    t1=$(date +%s.%N)
-    values+=("$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.4f", b - a }')")
+    on+=("$(wall_seconds --profile roce-default "$@")")
+    off+=("$(wall_seconds --profile ideal "$@")")
   done
-  median "${values[@]}"
+  echo "$(median "${on[@]}") $(median "${off[@]}")"
 }
 typical() {  # ARGS... -> t_typical (us) of one softndk perf --json run, median over REPS
   local values=() r
@@ -74,7 +83,7 @@ for w in "-t write --lat -s 8 -n 200000" "-t send --lat -s 64 -n 200000" \
          "-t write --bw -s 8 -n 100000" "-t write --bw -s 65536 -n 20000" \
          "-t write --bw -s 8 -q 16 -l 16 -I 8 --cq-mod 64 -n 400000"; do
   # shellcheck disable=SC2086
-  on=$(wall_run --profile roce-default $w); off=$(wall_run --profile ideal $w)
+  read -r on off < <(wall_pair $w)
   verdict=$(awk -v a="$on" -v b="$off" 'BEGIN { if (a + 0 <= 0 || b + 0 <= 0) print "n/a";
     else print (a / b <= 1.30) ? "MET" : "MISS" }')
   printf "%-52s %-12s %-12s %-8s %s\n" "$w" "${on}s" "${off}s" "$(ratio "$on" "$off")" "$verdict"
