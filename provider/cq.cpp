@@ -215,6 +215,7 @@ ULONG Cq::flush_removed(Result *results, ULONG n, uint64_t *times) {
 template <class Result>
 ULONG Cq::poll(Result *results, ULONG n, uint64_t *times) {
     sim::yield("NdkGetCqResults");  // an NDK call: a control transfer point (sim.hpp)
+    adapter()->clock().polling(this);
     // Fast path: the last poll held back the CQE at the ring's head, and it is still not
     // due. Only a poll takes CQEs, so it is still at the head; this is what poll_ring()
     // would find, and HostClock::poll moves the consumer's clock the same. Not in
@@ -226,7 +227,7 @@ ULONG Cq::poll(Result *results, ULONG n, uint64_t *times) {
         // HostClock::poll changes nothing but `empty` when it says yes, so poll_ring()
         // asks again with the same count, gets the same yes, and takes the CQE.
         uint32_t empty = empty_polls_.load(std::memory_order_relaxed);
-        if (!clock.poll(held, true, empty)) {
+        if (!clock.poll(held, true, empty, this)) {
             empty_polls_.store(empty, std::memory_order_relaxed);
             return 0;
         }
@@ -273,7 +274,7 @@ ULONG Cq::poll_ring(Result *results, ULONG n, uint64_t *times, uint64_t &held_un
     uint32_t empty = empty_polls_.load(std::memory_order_relaxed);
     while (got < n && ring_.peek(cqe)) {
         if (!clock.reached(cqe.completion_time_ns) ||
-            !clock.poll(cqe.completion_time_ns, got == 0, empty)) {
+            !clock.poll(cqe.completion_time_ns, got == 0, empty, this)) {
             held_back_ = true;
             held_until = cqe.completion_time_ns;
             break;
