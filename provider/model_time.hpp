@@ -68,9 +68,7 @@ class HostClock {
     // Any poll of CQ `poller`, before it looks at the ring: a poll of another CQ, even
     // of an empty one, ends a spin.
     void polling(const void *poller) const {
-        const void *spinning = spinning_on_.load(std::memory_order_relaxed);
-        if (spinning != nullptr && spinning != poller)
-            spinning_on_.store(nullptr, std::memory_order_relaxed);
+        if (spinning_on_.load(std::memory_order_relaxed) != poller) end_spin();
     }
     static constexpr uint64_t kPollNs = 100;  // a CQ poll that finds nothing, on the host
     static constexpr uint32_t kPollsBeforeWait = 16;
