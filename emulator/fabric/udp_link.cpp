@@ -1,7 +1,9 @@
 #include "fabric/udp_link.hpp"
 
 #include <arpa/inet.h>
+#include <ifaddrs.h>
 #include <netinet/in.h>
+#include <netinet/udp.h>
 #include <poll.h>
 #include <pthread.h>
 #include <sys/epoll.h>
@@ -141,6 +143,11 @@ struct UdpLink::Batch {
     std::array<mmsghdr, kReceiveBatch> headers{};
     std::array<iovec, kReceiveBatch> vectors{};
     std::array<sockaddr_storage, kReceiveBatch> sources{};
+    // Room for the UDP_GRO control message (the segment size of a GRO batch).
+    struct alignas(cmsghdr) Control {
+        std::array<char, CMSG_SPACE(sizeof(int))> bytes;
+    };
+    std::array<Control, kReceiveBatch> controls{};
     Batch() {
         for (size_t i = 0; i < kReceiveBatch; ++i) {
             vectors[i] = {buffer.data() + i * kMaxDatagram, kMaxDatagram};
@@ -149,7 +156,52 @@ struct UdpLink::Batch {
             headers[i].msg_hdr.msg_iovlen = 1;
         }
     }
+    // Before every recvmmsg: the kernel shortens the lengths it fills in.
+    void reset() {
+        for (size_t i = 0; i < kReceiveBatch; ++i) {
+            headers[i].msg_hdr.msg_namelen = sizeof(sockaddr_storage);
+            headers[i].msg_hdr.msg_control = controls[i].bytes.data();
+            headers[i].msg_hdr.msg_controllen = controls[i].bytes.size();
+        }
+    }
+    // The segment size of datagram i if it is a GRO batch, else 0.
+    static size_t gro_segment(const msghdr &header) {
+        for (const cmsghdr *c = CMSG_FIRSTHDR(const_cast<msghdr *>(&header)); c != nullptr;
+             c = CMSG_NXTHDR(const_cast<msghdr *>(&header), const_cast<cmsghdr *>(c))) {
+            if (c->cmsg_level == SOL_UDP && c->cmsg_type == UDP_GRO) {
+                int size = 0;
+                std::memcpy(&size, CMSG_DATA(c), sizeof size);
+                return size > 0 ? static_cast<size_t>(size) : 0;
+            }
+        }
+        return 0;
+    }
 };
+
+namespace {
+// The addresses of this host's interfaces (gso_to), IPv4 as IPv4-mapped.
+std::vector<wire::IpAddr> host_addresses() {
+    std::vector<wire::IpAddr> addresses;
+    ifaddrs *list = nullptr;
+    if (::getifaddrs(&list) != 0) return addresses;
+    for (const ifaddrs *a = list; a != nullptr; a = a->ifa_next) {
+        if (a->ifa_addr == nullptr) continue;
+        if (a->ifa_addr->sa_family == AF_INET) {
+            wire::IpAddr ip = wire::IpAddr::v4(0, 0, 0, 0);
+            std::memcpy(&ip.bytes[12],
+                        &reinterpret_cast<const sockaddr_in *>(a->ifa_addr)->sin_addr, 4);
+            addresses.push_back(ip);
+        } else if (a->ifa_addr->sa_family == AF_INET6) {
+            wire::IpAddr ip{};
+            std::memcpy(ip.bytes.data(),
+                        &reinterpret_cast<const sockaddr_in6 *>(a->ifa_addr)->sin6_addr, 16);
+            addresses.push_back(ip);
+        }
+    }
+    ::freeifaddrs(list);
+    return addresses;
+}
+}  // namespace
 
 UdpLink::UdpLink(uint16_t port, Receiver receiver, std::chrono::nanoseconds hand_off)
     : port_(port),
@@ -165,6 +217,10 @@ UdpLink::UdpLink(uint16_t port, Receiver receiver, std::chrono::nanoseconds hand
         ::close(wake_fd_);
         throw std::runtime_error(std::string("epoll_create1: ") + std::strerror(errno));
     }
+    if (const char *gso = std::getenv("SOFTNDK_FABRIC_GSO");
+        gso != nullptr && std::string(gso) == "off")
+        gso_.store(false, std::memory_order_relaxed);
+    host_addresses_ = host_addresses();
     // IPv4 frames go out through a raw socket, so that the IP header the ICRC covers
     // is ours (udp_link.hpp). Without CAP_NET_RAW, the UDP sockets.
     const char *raw = std::getenv("SOFTNDK_FABRIC_RAW");
@@ -239,6 +295,11 @@ bool UdpLink::bind(uint32_t vport, std::span<const wire::IpAddr> addresses) {
                     "identification, and a real RoCEv2 peer fails the ICRC",
                     ip_text(ip), std::strerror(errno));
         }
+        // GSO batches sent on loopback arrive whole, to be cut apart here (udp_link.hpp).
+        // A kernel without UDP GRO segments them before they arrive, which works too.
+        const int gro = 1;
+        if (::setsockopt(fd, SOL_UDP, UDP_GRO, &gro, sizeof gro) != 0)
+            log().debug("RoCEv2/UDP: {}: UDP_GRO: {}", ip_text(ip), std::strerror(errno));
         epoll_event event{};
         event.events = EPOLLIN;
         event.data.fd = fd;
@@ -360,21 +421,47 @@ bool UdpLink::send_frame(int fd, const wire::IpAddr &to, std::span<const uint8_t
     return sent;
 }
 
-void UdpLink::send_batched(int fd, mmsghdr *headers, uint32_t count) {
+void UdpLink::send_batched(int fd, mmsghdr *headers, uint32_t count, const uint32_t *datagrams) {
+    auto carried = [datagrams](uint32_t from, uint32_t to) {
+        if (datagrams == nullptr) return uint64_t{to - from};
+        uint64_t sum = 0;
+        for (uint32_t k = from; k < to; ++k)
+            sum += datagrams[k];
+        return sum;
+    };
     for (uint32_t k = 0; k < count;) {
         const int n = ::sendmmsg(fd, headers + k, std::min(count - k, kSendBatch), MSG_NOSIGNAL);
         if (n <= 0) {
-            // This datagram is lost, as one sendto() failure is (send_to); RC
+            // This message is lost, as one sendto() failure is (send_to); RC
             // retransmission deals with it, and the rest still go.
-            log().debug("RoCEv2: sendmmsg failed: {}", std::strerror(errno));
-            dropped_.fetch_add(1, std::memory_order_relaxed);
+            const int error = errno;
+            log().debug("RoCEv2: sendmmsg failed: {}", std::strerror(error));
+            dropped_.fetch_add(carried(k, k + 1), std::memory_order_relaxed);
+            // A GSO batch refused for what it is, not for a full buffer: this kernel or
+            // route cannot segment UDP, so runs leave datagram by datagram from now on.
+            if (datagrams != nullptr && datagrams[k] > 1 && error != ENOBUFS && error != EAGAIN &&
+                gso_.exchange(false, std::memory_order_relaxed)) {
+                log().warn(
+                    "RoCEv2/UDP: the kernel refuses UDP GSO ({}): datagrams leave "
+                    "one by one",
+                    std::strerror(error));
+            }
             ++k;
             continue;
         }
-        sent_.fetch_add(static_cast<uint64_t>(n), std::memory_order_relaxed);
+        sent_.fetch_add(carried(k, k + static_cast<uint32_t>(n)), std::memory_order_relaxed);
         send_calls_.fetch_add(1, std::memory_order_relaxed);
         k += static_cast<uint32_t>(n);
     }
+}
+
+bool UdpLink::gso_to(const wire::IpAddr &to) const {
+    if (!gso_.load(std::memory_order_relaxed)) return false;
+    if (to.is_v4() && to.bytes[12] == 127) return true;  // 127.0.0.0/8
+    static constexpr wire::IpAddr kLoopback6 =
+        wire::IpAddr::v6({0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1});
+    if (to == kLoopback6) return true;
+    return std::find(host_addresses_.begin(), host_addresses_.end(), to) != host_addresses_.end();
 }
 
 UdpLink::HeldOrder UdpLink::order_of(const wire::PacketDescriptor &packet) const {
@@ -438,14 +525,23 @@ bool UdpLink::send_run(const Packet &run) {
     if (fd < 0) return false;
     const wire::IpAddr &to = run.desc.meta.dst_ip;
     const auto count = static_cast<uint32_t>(run.run.size());
-    // What of each frame goes to the kernel: from the IP header through the raw socket,
-    // the UDP payload through the UDP socket (egress).
-    const Egress out = egress(fd, to);
+    // GSO batches leave through the UDP socket, whatever egress() would choose for one
+    // datagram: the kernel writes their IP and UDP headers (udp_link.hpp).
+    const bool gso = count > 1 && gso_to(to);
+    const size_t udp_skip = wire::kEthernetHeaderSize +
+                            (to.is_v4() ? wire::kIpv4HeaderSize : wire::kIpv6HeaderSize) +
+                            wire::kUdpHeaderSize;
+    const Egress out = gso ? Egress{fd, port_, udp_skip} : egress(fd, to);
     const size_t skip = out.skip;
     thread_local std::vector<uint8_t> buffer;
     thread_local std::vector<size_t> offsets;
     thread_local std::vector<iovec> vectors;
     thread_local std::vector<mmsghdr> headers;
+    thread_local std::vector<uint32_t> carried;  // datagrams per message (GSO batches)
+    struct alignas(cmsghdr) SegmentControl {
+        std::array<char, CMSG_SPACE(sizeof(uint16_t))> bytes;
+    };
+    thread_local std::vector<SegmentControl> controls;
     offsets.assign(count + 1, 0);
     std::vector<wire::PacketDescriptor> packets(count);
     for (uint32_t k = 0; k < count; ++k) {
@@ -456,9 +552,34 @@ bool UdpLink::send_run(const Packet &run) {
         if (bytes <= skip) return false;
         offsets[k + 1] = offsets[k] + bytes;
     }
+    // The messages: one datagram each, or (GSO) batches of consecutive datagrams of the
+    // first one's size, the last possibly shorter, at most kGsoSegments and kGsoBytes.
+    // first[m] is message m's first packet; first[messages] == count.
+    thread_local std::vector<uint32_t> first;
+    first.clear();
+    for (uint32_t k = 0; k < count;) {
+        first.push_back(k);
+        const size_t size = offsets[k + 1] - offsets[k] - skip;
+        size_t bytes = size;
+        uint32_t end = k + 1;
+        while (gso && end < count && end - k < kGsoSegments) {
+            const size_t next = offsets[end + 1] - offsets[end] - skip;
+            if (next > size || bytes + next > kGsoBytes) break;
+            bytes += next;
+            ++end;
+            if (next < size) break;  // a shorter one ends the batch
+        }
+        for (uint32_t j = k; j < end; ++j)  // the kernel's numbering (udp_link.hpp)
+            packets[j].meta.ipv4_identification = static_cast<uint16_t>(j - k);
+        k = end;
+    }
+    const auto messages = static_cast<uint32_t>(first.size());
+    first.push_back(count);
     if (buffer.size() < offsets[count]) buffer.resize(offsets[count]);
     vectors.resize(count);
-    headers.assign(count, mmsghdr{});
+    headers.assign(messages, mmsghdr{});
+    carried.resize(messages);
+    controls.resize(messages);
     socklen_t length = 0;
     sockaddr_storage destination = to_sockaddr(to, out.port, length);
     for (uint32_t k = 0; k < count; ++k) {
@@ -466,10 +587,25 @@ bool UdpLink::send_run(const Packet &run) {
         if (wire::serialize_frame(packets[k], frame).status != wire::WireStatus::kOk) return false;
         if (run.icrc_corrupt) frame.back() ^= 0xff;
         vectors[k] = {frame.data() + skip, frame.size() - skip};
-        headers[k].msg_hdr.msg_name = &destination;
-        headers[k].msg_hdr.msg_namelen = length;
-        headers[k].msg_hdr.msg_iov = &vectors[k];
-        headers[k].msg_hdr.msg_iovlen = 1;
+    }
+    for (uint32_t m = 0; m < messages; ++m) {
+        msghdr &header = headers[m].msg_hdr;
+        header.msg_name = &destination;
+        header.msg_namelen = length;
+        header.msg_iov = &vectors[first[m]];
+        header.msg_iovlen = first[m + 1] - first[m];
+        carried[m] = first[m + 1] - first[m];
+        if (carried[m] > 1) {  // the segment size: the batch's first datagram's
+            header.msg_control = controls[m].bytes.data();
+            header.msg_controllen = controls[m].bytes.size();
+            cmsghdr *c = CMSG_FIRSTHDR(&header);
+            c->cmsg_level = SOL_UDP;
+            c->cmsg_type = UDP_SEGMENT;
+            c->cmsg_len = CMSG_LEN(sizeof(uint16_t));
+            const auto segment = static_cast<uint16_t>(vectors[first[m]].iov_len);
+            std::memcpy(CMSG_DATA(c), &segment, sizeof segment);
+            gso_batches_.fetch_add(1, std::memory_order_relaxed);
+        }
     }
     // A run of responses (READ response packets) leaves after the held ACKs, a run of
     // requests before them (udp_link.hpp, "ACKs off the critical path"); a run is never
@@ -478,7 +614,7 @@ bool UdpLink::send_run(const Packet &run) {
         run.desc.info().is_request ? HeldOrder::kBeforeHeld : HeldOrder::kAfterHeld;
     before_sending(order);
     wire_release();
-    send_batched(out.fd, headers.data(), count);
+    send_batched(out.fd, headers.data(), messages, carried.data());
     after_sending(order);
     return true;
 }
@@ -541,7 +677,7 @@ bool UdpLink::send_cm(const cm::Message &message) {
 }
 
 void UdpLink::handle_datagram(const Socket &socket, std::span<const uint8_t> bytes,
-                              const wire::IpAddr &from, uint16_t from_port) {
+                              const wire::IpAddr &from, uint16_t from_port, uint16_t segment) {
     received_.fetch_add(1, std::memory_order_relaxed);
     auto drop = [&](const char *why) {
         dropped_.fetch_add(1, std::memory_order_relaxed);
@@ -581,10 +717,24 @@ void UdpLink::handle_datagram(const Socket &socket, std::span<const uint8_t> byt
     d.meta.udp_src_port = from_port;
     d.meta.udp_dst_port = port_;
     // The ICRC, recomputed in place over the IB part as it came and the headers this
-    // datagram really had, as a NIC checks it (no frame is assembled).
-    const auto icrc = wire::ib_packet_icrc(d.meta, bytes.first(bytes.size() - wire::kIcrcSize));
-    if (!icrc || *icrc != wire::load_icrc(bytes.data() + bytes.size() - wire::kIcrcSize))
-        return drop("bad ICRC");
+    // datagram really had, as a NIC checks it (no frame is assembled). The one header
+    // field a UDP socket does not tell is the IPv4 identification (udp_link.hpp, "Runs
+    // leave in GSO batches"): segment i of a GRO batch left as segment i of a GSO batch,
+    // with identification i, or alone with 0 (a NIC's GRO put it there); a datagram that
+    // came alone has 0, or is segment 1 to kGsoSegments - 1 of a batch the kernel cut
+    // apart before it arrived (a loopback without tx-udp-segmentation).
+    const std::span<const uint8_t> ib = bytes.first(bytes.size() - wire::kIcrcSize);
+    const uint32_t carried = wire::load_icrc(bytes.data() + bytes.size() - wire::kIcrcSize);
+    auto verifies = [&](uint16_t identification) {
+        d.meta.ipv4_identification = identification;
+        const auto icrc = wire::ib_packet_icrc(d.meta, ib);
+        return icrc && *icrc == carried;
+    };
+    bool good = verifies(from.is_v4() ? segment : 0);
+    if (!good && from.is_v4() && segment != 0) good = verifies(0);
+    for (uint16_t i = 1; !good && from.is_v4() && segment == 0 && i < kGsoSegments; ++i)
+        good = verifies(i);
+    if (!good) return drop("bad ICRC");
     packet.own_payload(d.payload);
     receiver_.packet(std::move(packet));
 }
@@ -595,8 +745,7 @@ size_t UdpLink::drain_socket(const Socket &s) {
     auto &buffer = batch_->buffer;
     size_t taken = 0;
     for (;;) {  // everything queued on this socket
-        for (mmsghdr &m : headers)
-            m.msg_hdr.msg_namelen = sizeof(sockaddr_storage);  // the kernel shortens it
+        batch_->reset();
         const int n = ::recvmmsg(s.fd, headers.data(), kReceiveBatch, MSG_DONTWAIT, nullptr);
         if (n <= 0) break;
         wire_acquire();
@@ -611,8 +760,18 @@ size_t UdpLink::drain_socket(const Socket &s) {
                 dropped_.fetch_add(1, std::memory_order_relaxed);
                 continue;
             }
-            handle_datagram(s, {buffer.data() + size_t(i) * kMaxDatagram, m.msg_len}, from_ip,
-                            from_port);
+            const std::span<const uint8_t> bytes(buffer.data() + size_t(i) * kMaxDatagram,
+                                                 m.msg_len);
+            // A GRO batch: its datagrams back to back, each `segment` bytes but the last.
+            const size_t segment = Batch::gro_segment(m.msg_hdr);
+            if (segment == 0 || segment >= bytes.size()) {
+                handle_datagram(s, bytes, from_ip, from_port, 0);
+                continue;
+            }
+            uint16_t index = 0;
+            for (size_t at = 0; at < bytes.size(); at += segment, ++index)
+                handle_datagram(s, bytes.subspan(at, std::min(segment, bytes.size() - at)), from_ip,
+                                from_port, index);
         }
         if (static_cast<unsigned>(n) < kReceiveBatch) break;  // the queue is empty
     }

@@ -36,6 +36,23 @@
 // system's default TTL).
 // Received datagrams arrive on the bound UDP socket either way.
 //
+// Runs leave in GSO batches (docs/wire.md, "UDP GSO and GRO"). On loopback a datagram's
+// cost is the kernel's path per datagram, not its bytes, so the packets of a run (a
+// message's MTU-sized packets) whose destination is an address of this host leave
+// through the UDP socket as UDP GSO batches: one sendmsg (UDP_SEGMENT) carries up to
+// kGsoSegments datagrams of one size, the last of a batch possibly shorter, and the
+// kernel cuts them apart. The receiving socket asks for UDP GRO, so a batch sent on
+// loopback reaches it whole, with its segment size (recvmmsg's UDP_GRO control message),
+// and is cut into its datagrams again there. What each datagram is stays as without
+// GSO, but for one field: the kernel numbers the IPv4 identification of a batch's
+// segments 0, 1, 2, ..., so the ICRC of segment i is computed with identification i and
+// a receiver checks a GRO segment i against i (then 0, for datagrams a NIC's GRO
+// coalesced). A capture on `lo` shows a batch as one datagram (as a capture of TSO
+// shows one TCP segment): SOFTNDK_FABRIC_GSO=off sends every datagram on its own. A
+// destination not on this host never gets a batch (a GRO there could cut it apart
+// differently), and neither does a run of one packet. If the kernel refuses a batch,
+// GSO is switched off for the link and RC retransmission resends its packets.
+//
 // Receiving. Datagrams are taken off the sockets in batches (recvmmsg, up to
 // kReceiveBatch per system call) by one receiver at a time, under one lock, so they
 // are handed over in the order they arrived. A datagram is validated as the wire says
@@ -151,6 +168,10 @@ class UdpLink {
     // a datagram the kernel refuses counts as dropped and the rest still go.
     bool send_run(const Packet &run);
     inline static constexpr unsigned kSendBatch = 64;
+    // The most datagrams and UDP payload bytes one GSO batch carries (the kernel's
+    // UDP_MAX_SEGMENTS and the largest IPv4 UDP payload).
+    inline static constexpr unsigned kGsoSegments = 64;
+    inline static constexpr size_t kGsoBytes = 65507;
     bool send_cm(const cm::Message &message);
 
     // Receives and hands over, on the calling thread, every datagram queued on the
@@ -180,6 +201,10 @@ class UdpLink {
     // System calls that sent datagrams (sendto, sendmmsg): sent() / send_calls() is the
     // mean batch.
     uint64_t send_calls() const { return send_calls_.load(std::memory_order_relaxed); }
+    // GSO batches sent (each also counts once in send_calls() per sendmmsg it is in), and
+    // whether runs still leave in them (false after SOFTNDK_FABRIC_GSO=off or a refusal).
+    uint64_t gso_batches() const { return gso_batches_.load(std::memory_order_relaxed); }
+    bool sends_gso() const { return gso_.load(std::memory_order_relaxed); }
     // ACKs held by inline polls (see "ACKs off the critical path" above), in total, and
     // how many of those are still waiting to be sent.
     uint64_t held_acks() const { return held_acks_.load(std::memory_order_relaxed); }
@@ -224,17 +249,25 @@ class UdpLink {
     // epoll set reports ready, or the only one); returns the datagrams taken (valid or not).
     size_t receive_queued(bool ready_only);
     size_t drain_socket(const Socket &socket);
+    // `segment`: the datagram's place in the GRO batch it came in (0 if alone), the IPv4
+    // identification its ICRC is checked with first.
     void handle_datagram(const Socket &socket, std::span<const uint8_t> bytes,
-                         const wire::IpAddr &from, uint16_t from_port);
+                         const wire::IpAddr &from, uint16_t from_port, uint16_t segment);
+    // Whether a run to `to` may leave in GSO batches: GSO on, and `to` an address of this
+    // host (loopback, or an interface's address when the link was created).
+    bool gso_to(const wire::IpAddr &to) const;
     void wake_thread();
     // Holds an ACK's datagram (what send_frame would hand to the kernel) until
     // send_held_acks(); the calling thread is an inline poll delivering.
     void hold_ack(int fd, const wire::IpAddr &to, uint16_t port, std::span<const uint8_t> bytes);
     // Sends every held ACK, in the order held (one sendmmsg per run of one socket).
     void send_held_acks();
-    // Hands `count` prepared datagrams to the kernel through `fd`, kSendBatch per
+    // Hands `count` prepared messages to the kernel through `fd`, kSendBatch per
     // sendmmsg; one the kernel refuses counts as dropped, and the rest still go.
-    void send_batched(int fd, ::mmsghdr *headers, uint32_t count);
+    // `datagrams[k]` is how many datagrams message k carries (a GSO batch), or nullptr
+    // for one each; a refused batch switches GSO off.
+    void send_batched(int fd, ::mmsghdr *headers, uint32_t count,
+                      const uint32_t *datagrams = nullptr);
 
     const uint16_t port_;
     const Receiver receiver_;
@@ -244,6 +277,10 @@ class UdpLink {
     int wake_fd_ = -1;   // eventfd: the socket set changed, or stop
     int ready_fd_ = -1;  // epoll set of every bound socket, for inline polls
     int raw_fd_ = -1;    // IPv4 raw socket (IPPROTO_RAW) the frames leave through, or -1
+    // The interfaces' addresses when the link was created (gso_to); immutable after.
+    std::vector<wire::IpAddr> host_addresses_;
+    std::atomic<bool> gso_{true};
+    std::atomic<uint64_t> gso_batches_{0};
     mutable std::mutex mutex_;
     std::vector<Socket> sockets_;
     std::atomic<uint32_t> version_{0};

@@ -68,10 +68,11 @@ std::size_t write_outer_headers(const PacketMeta &m, std::size_t ib_size,
         l3[0] = 0x45;
         l3[1] = m.traffic_class;
         store_be16(l3 + 2, static_cast<std::uint32_t>(kIpv4HeaderSize + udp_len));
-        // Identification 0: the datagram is atomic (DF, RFC 6864), and the ICRC covers
-        // this field, so whoever sends the frame must send exactly this header
-        // (fabric/udp_link.hpp: a raw socket, where the kernel keeps it).
-        store_be16(l3 + 4, 0);
+        // Identification 0 unless the meta says otherwise: the datagram is atomic (DF,
+        // RFC 6864), and the ICRC covers this field, so whoever sends the frame must send
+        // exactly this header (fabric/udp_link.hpp: a raw socket, where the kernel keeps
+        // it, or a UDP GSO batch, whose segments the kernel numbers 0, 1, 2, ...).
+        store_be16(l3 + 4, m.ipv4_identification);
         store_be16(l3 + 6, 0x4000);  // DF
         l3[8] = m.hop_limit;
         l3[9] = 17;  // UDP
@@ -209,6 +210,7 @@ WireStatus parse_frame(std::span<const std::uint8_t> frame, PacketDescriptor &ou
         out.meta.dst_ip = IpAddr::v4(rest[16], rest[17], rest[18], rest[19]);
         out.meta.traffic_class = rest[1];
         out.meta.hop_limit = rest[8];
+        out.meta.ipv4_identification = static_cast<std::uint16_t>(load_be16(rest.data() + 4));
     } else {
         if (rest.size() < kIpv6HeaderSize) return WireStatus::kTruncated;
         if ((rest[0] >> 4) != 6) return WireStatus::kBadIpHeader;

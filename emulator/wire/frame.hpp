@@ -73,7 +73,8 @@ std::optional<std::uint32_t> ib_packet_icrc(const PacketMeta &meta,
 // Parses and validates a captured frame (Ethernet, optional one 802.1Q tag, IPv4 or IPv6
 // without extension headers, UDP dst 4791, ICRC) into `out`: BTH/extension fields and
 // payload (a span into `frame`) as parse_ib_packet(), plus meta.src_ip/dst_ip/
-// udp_src_port/traffic_class/hop_limit. meta.src_vport/dst_vport are not touched.
+// udp_src_port/traffic_class/hop_limit/ipv4_identification. meta.src_vport/dst_vport
+// are not touched.
 // Bytes past the IP length (Ethernet padding) are ignored. Never reads outside `frame`.
 // On error `out` may be partially written and must not be used.
 WireStatus parse_frame(std::span<const std::uint8_t> frame, PacketDescriptor &out) noexcept;

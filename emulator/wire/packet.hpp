@@ -86,6 +86,10 @@ struct PacketMeta {
     // (SOFTNDK_FABRIC=udp:PORT) writes another; the ICRC covers it. parse_frame
     // accepts only 4791.
     std::uint16_t udp_dst_port = kRoceV2UdpPort;
+    // IPv4 identification. 0 for an atomic datagram (DF, RFC 6864), which every frame
+    // SoftNDK builds is; the ICRC covers it. Only a frame of a UDP GSO batch carries
+    // another (fabric/udp_link.hpp): the kernel numbers a batch's segments on from 0.
+    std::uint16_t ipv4_identification = 0;
 };
 
 // BTH fields in host order. build_headers() writes TVer 0 and derives PadCnt from the

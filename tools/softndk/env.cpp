@@ -30,6 +30,10 @@ constexpr EnvironmentVariable kVariables[] = {
      "IP header; off, or without the privilege, through the UDP socket with DF, where the "
      "kernel writes identification 0: the ICRC verifies at a real RoCEv2 peer either way "
      "(docs/wire.md)"},
+    {"SOFTNDK_FABRIC_GSO", "on (default) | off",
+     "udp: a multi-packet message to an address of this host leaves as UDP GSO batches (up "
+     "to 64 datagrams per system call); off sends each datagram alone, so that a capture "
+     "on lo shows every packet as its own frame (docs/wire.md)"},
     {"SOFTNDK_PCAP", "PATH", "capture every RoCEv2 packet the fabric carries to this pcap file"},
     {"SOFTNDK_TRACE", "PATH",
      "write the event trace here (daemon mode: the consumer's records go to PATH.consumer-<pid>)"},

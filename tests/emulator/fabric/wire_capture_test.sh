@@ -12,6 +12,14 @@
 # through a raw socket, this failed: 0 of 17 frames verified (the kernel's IP
 # identification is covered by the ICRC; udp_link.hpp); before its UDP sockets were set
 # to IP_PMTUDISC_DO, the second pass failed: 0 of 67.
+# Both with SOFTNDK_FABRIC_GSO=off, so that each datagram is its own frame in the capture
+# (a UDP GSO batch on `lo` is captured whole, as one datagram).
+# A third pass checks the GSO batches themselves (udp_link.hpp, "Runs leave in GSO
+# batches"), in a private network namespace whose `lo` has tx-udp-segmentation off: the
+# kernel cuts each batch into its datagrams before the capture sees them, numbering their
+# IPv4 identification 0, 1, 2, ..., so the oracle checks every ICRC against the header
+# the kernel really wrote, and the receiver, which gets the datagrams one by one, still
+# verifies them. Frames with a non-zero identification must be there (batches were sent).
 # Exit 77 (skipped, with the reason) without root, dumpcap/tshark or python3.
 set -uo pipefail
 softndk=$1 oracle=$2 work=$3
@@ -22,11 +30,12 @@ for tool in dumpcap tshark python3; do
   command -v $tool >/dev/null || skip "$tool not installed (scripts/install-deps.sh)"
 done
 mkdir -p "$work"
-# capture_and_check RAW: one capture with SOFTNDK_FABRIC_RAW=RAW, checked.
+# capture_and_check RAW GSO: one capture with SOFTNDK_FABRIC_RAW=RAW and
+# SOFTNDK_FABRIC_GSO=GSO, checked.
 capture_and_check() {
-  export SOFTNDK_FABRIC_RAW=$1
-  echo "== SOFTNDK_FABRIC_RAW=$1"
-  pcap=$work/lo-raw-$1.pcapng
+  export SOFTNDK_FABRIC_RAW=$1 SOFTNDK_FABRIC_GSO=$2
+  echo "== SOFTNDK_FABRIC_RAW=$1 SOFTNDK_FABRIC_GSO=$2"
+  pcap=$work/lo-raw-$1-gso-$2.pcapng
   rm -f "$pcap"
 
   dumpcap -q -i lo -f "udp port 4791" -w "$pcap" >"$work/dumpcap.log" 2>&1 &
@@ -63,6 +72,21 @@ capture_and_check() {
   [ "$malformed" -eq 0 ] || fail "tshark finds $malformed malformed frames"
 }
 
-capture_and_check on
-capture_and_check off
+if [ "${4:-}" = --segmenting-lo ]; then  # inside the namespace (below)
+  ip link set lo up || fail "cannot bring up lo in a new network namespace"
+  ethtool -K lo tx-udp-segmentation off || fail "ethtool cannot turn off tx-udp-segmentation"
+  capture_and_check on on
+  numbered=$(tshark -r "$pcap" -T fields -e ip.id 2>/dev/null | grep -vc '^0x0*$')
+  echo "frames with a non-zero IPv4 identification (segments 1.. of GSO batches): $numbered"
+  [ "$numbered" -gt 0 ] || fail "no GSO batch was sent"
+  exit 0
+fi
+
+capture_and_check on off
+capture_and_check off off
+if command -v ethtool >/dev/null && unshare -n true 2>/dev/null; then
+  unshare -n "$0" "$softndk" "$oracle" "$work" --segmenting-lo || exit 1
+else
+  echo "(GSO pass skipped: needs ethtool and unshare -n)"
+fi
 echo "PASS"
