@@ -64,7 +64,9 @@ struct FabricAccess {
 };
 
 void Packet::own_payload(std::span<const uint8_t> bytes) {
-    owned = std::make_unique<uint8_t[]>(bytes.size() == 0 ? 1 : bytes.size());
+    // Not zeroed first: every byte is written at once (a memset per received packet was
+    // 3 % of a UDP receiver's cycles).
+    owned = std::make_unique_for_overwrite<uint8_t[]>(bytes.size() == 0 ? 1 : bytes.size());
     if (!bytes.empty()) std::memcpy(owned.get(), bytes.data(), bytes.size());
     desc.payload = {owned.get(), bytes.size()};
 }

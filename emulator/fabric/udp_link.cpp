@@ -575,25 +575,56 @@ bool UdpLink::send_run(const Packet &run) {
     }
     const auto messages = static_cast<uint32_t>(first.size());
     first.push_back(count);
-    if (buffer.size() < offsets[count]) buffer.resize(offsets[count]);
-    vectors.resize(count);
     headers.assign(messages, mmsghdr{});
     carried.resize(messages);
     controls.resize(messages);
+    // Packet k's datagram is vectors[piece[k]] .. vectors[piece[k + 1] - 1].
+    thread_local std::vector<size_t> piece;
+    piece.assign(count + 1, 0);
+    if (gso) {
+        // Headers, payload from where it lies, pad and ICRC: the kernel copies the payload
+        // into its buffers anyway, and a copy into a frame first was a second pass over
+        // every byte (the ICRC reads it in place).
+        thread_local std::vector<wire::HeaderBuffer> ib_headers;
+        thread_local std::vector<wire::IbTrailer> trailers;
+        ib_headers.resize(count);
+        trailers.resize(count);
+        vectors.resize(size_t{count} * 3);
+        size_t v = 0;
+        for (uint32_t k = 0; k < count; ++k) {
+            if (wire::serialize_ib_parts(packets[k], ib_headers[k], trailers[k]) !=
+                wire::WireStatus::kOk)
+                return false;
+            if (run.icrc_corrupt) trailers[k].bytes[trailers[k].size - 1] ^= 0xff;
+            piece[k] = v;
+            vectors[v++] = {ib_headers[k].bytes.data(), ib_headers[k].size};
+            if (!packets[k].payload.empty())
+                vectors[v++] = {const_cast<uint8_t *>(packets[k].payload.data()),
+                                packets[k].payload.size()};
+            vectors[v++] = {trailers[k].bytes.data(), trailers[k].size};
+        }
+        piece[count] = v;
+    } else {
+        if (buffer.size() < offsets[count]) buffer.resize(offsets[count]);
+        vectors.resize(count);
+        for (uint32_t k = 0; k < count; ++k) {
+            const std::span<uint8_t> frame(buffer.data() + offsets[k], offsets[k + 1] - offsets[k]);
+            if (wire::serialize_frame(packets[k], frame).status != wire::WireStatus::kOk)
+                return false;
+            if (run.icrc_corrupt) frame.back() ^= 0xff;
+            vectors[k] = {frame.data() + skip, frame.size() - skip};
+            piece[k] = k;
+        }
+        piece[count] = count;
+    }
     socklen_t length = 0;
     sockaddr_storage destination = to_sockaddr(to, out.port, length);
-    for (uint32_t k = 0; k < count; ++k) {
-        const std::span<uint8_t> frame(buffer.data() + offsets[k], offsets[k + 1] - offsets[k]);
-        if (wire::serialize_frame(packets[k], frame).status != wire::WireStatus::kOk) return false;
-        if (run.icrc_corrupt) frame.back() ^= 0xff;
-        vectors[k] = {frame.data() + skip, frame.size() - skip};
-    }
     for (uint32_t m = 0; m < messages; ++m) {
         msghdr &header = headers[m].msg_hdr;
         header.msg_name = &destination;
         header.msg_namelen = length;
-        header.msg_iov = &vectors[first[m]];
-        header.msg_iovlen = first[m + 1] - first[m];
+        header.msg_iov = &vectors[piece[first[m]]];
+        header.msg_iovlen = piece[first[m + 1]] - piece[first[m]];
         carried[m] = first[m + 1] - first[m];
         if (carried[m] > 1) {  // the segment size: the batch's first datagram's
             header.msg_control = controls[m].bytes.data();
@@ -602,7 +633,8 @@ bool UdpLink::send_run(const Packet &run) {
             c->cmsg_level = SOL_UDP;
             c->cmsg_type = UDP_SEGMENT;
             c->cmsg_len = CMSG_LEN(sizeof(uint16_t));
-            const auto segment = static_cast<uint16_t>(vectors[first[m]].iov_len);
+            const auto segment =
+                static_cast<uint16_t>(offsets[first[m] + 1] - offsets[first[m]] - skip);
             std::memcpy(CMSG_DATA(c), &segment, sizeof segment);
             gso_batches_.fetch_add(1, std::memory_order_relaxed);
         }

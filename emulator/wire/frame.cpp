@@ -145,6 +145,26 @@ FrameResult serialize_frame(const PacketDescriptor &pkt, std::span<std::uint8_t>
     return {WireStatus::kOk, total};
 }
 
+WireStatus serialize_ib_parts(const PacketDescriptor &pkt, HeaderBuffer &headers,
+                              IbTrailer &trailer) noexcept {
+    if (const WireStatus s = build_headers(pkt, headers); s != WireStatus::kOk) return s;
+    const PacketMeta &m = pkt.meta;
+    if (m.src_ip.is_v4() != m.dst_ip.is_v4()) return WireStatus::kAddressFamilyMismatch;
+    if (pkt.payload.size() > kMaxFramePayload) return WireStatus::kPayloadTooLarge;
+    const std::size_t pad = pkt.pad_bytes();
+    // The outer headers only feed the ICRC: the kernel writes its own (the same fields).
+    std::array<std::uint8_t, kEthernetHeaderSize + kIpv6HeaderSize + kUdpHeaderSize> outer{};
+    write_outer_headers(m, headers.size + pkt.payload.size() + pad + kIcrcSize, outer.data());
+    const std::size_t l3_size = l3_header_size(m);
+    const std::uint8_t *l3 = outer.data() + kEthernetHeaderSize;
+    const auto icrc = compute_icrc({l3, l3_size}, {l3 + l3_size, kUdpHeaderSize}, headers.view(),
+                                   pkt.payload, pad);
+    trailer.bytes.fill(0);
+    store_icrc(trailer.bytes.data() + pad, icrc.value_or(0));
+    trailer.size = static_cast<std::uint8_t>(pad + kIcrcSize);
+    return WireStatus::kOk;
+}
+
 std::vector<std::uint8_t> frame_ib_packet(const PacketMeta &meta,
                                           std::span<const std::uint8_t> ib_packet) {
     if (ib_packet.size() < kBthSize || meta.src_ip.is_v4() != meta.dst_ip.is_v4()) return {};

@@ -56,6 +56,20 @@ FrameResult serialize_frame(const PacketDescriptor &pkt, std::span<std::uint8_t>
 // Convenience for tools and tests: a freshly allocated frame, empty on error.
 std::vector<std::uint8_t> serialize_frame(const PacketDescriptor &pkt);
 
+// A datagram's IB part around a payload it does not copy, for a sender that hands the
+// kernel the payload from where it lies (fabric/udp_link.cpp, GSO batches through a UDP
+// socket, which writes the IP and UDP headers itself): BTH and extension headers in
+// `headers`, then (after the payload) the pad and the ICRC in `trailer`. The ICRC is the
+// one serialize_frame would write for `pkt`. The datagram is headers.view(), pkt.payload,
+// then the first `trailer_size` bytes of trailer. Errors: those of serialize_frame but
+// kBufferTooSmall.
+struct IbTrailer {
+    std::array<std::uint8_t, 3 + kIcrcSize> bytes{};  // pad (0..3 zero bytes), ICRC
+    std::uint8_t size = 0;
+};
+WireStatus serialize_ib_parts(const PacketDescriptor &pkt, HeaderBuffer &headers,
+                              IbTrailer &trailer) noexcept;
+
 // Frames IB transport bytes that serialize_frame does not build itself (BTH first, no
 // ICRC; e.g. the UDP link's manufacturer-specific CM opcode): the same Ethernet/IP/UDP
 // headers as serialize_frame for `meta`, then `ib_packet`, then its ICRC. Empty if
