@@ -122,23 +122,29 @@ Fabric::Fabric() {
     }
 }
 
-Fabric::Fabric(uint16_t udp_port) {
-    if (udp_port != 0) start_udp(udp_port);
+Fabric::Fabric(uint16_t udp_port, std::chrono::nanoseconds hand_off) {
+    if (udp_port != 0) start_udp(udp_port, hand_off);
 }
 
-void Fabric::start_udp(uint16_t port) {
+void Fabric::start_udp(uint16_t port, std::chrono::nanoseconds hand_off) {
     // Frames that arrive are handed over on the link's thread, which drains them like
     // any thread entering the device from outside.
     udp_ = std::make_unique<UdpLink>(
         port,
         UdpLink::Receiver{[this](Packet &&p) {
+                              // The payload lies in the link's receive buffer until this
+                              // returns (UdpLink::Receiver): drain() delivers it now, unless
+                              // this thread is draining already, and then it waits in the
+                              // outbox with a copy of its own.
+                              if (tls_outbox.draining) p.own_payload(p.desc.payload);
                               tls_outbox.items.emplace_back(PacketItem{this, std::move(p), true});
                               drain();
                           },
                           [this](const cm::Message &m) {
                               tls_outbox.items.emplace_back(CmItem{this, m, true});
                               drain();
-                          }});
+                          }},
+        hand_off);
 }
 
 Fabric::~Fabric() = default;

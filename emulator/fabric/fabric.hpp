@@ -123,9 +123,10 @@ class Port {
 class Fabric {
   public:
     Fabric();  // reads SOFTNDK_PCAP and SOFTNDK_FABRIC
-    // A fabric whose RoCEv2/UDP link uses `udp_port` (0 = no link), whatever the
-    // environment says: for tests.
-    explicit Fabric(uint16_t udp_port);
+    // A fabric whose RoCEv2/UDP link uses `udp_port` (0 = no link) and `hand_off` (the
+    // link's shortest hand-off window, UdpLink), whatever the environment says: for tests.
+    explicit Fabric(uint16_t udp_port,
+                    std::chrono::nanoseconds hand_off = UdpLink::kDefaultHandOff);
     ~Fabric();
     Fabric(const Fabric &) = delete;
     Fabric &operator=(const Fabric &) = delete;
@@ -189,7 +190,7 @@ class Fabric {
     // local_only: the frame came in through the UDP link and must not leave again.
     void deliver(Packet &packet, bool local_only);
     void deliver_cm(const cm::Message &message, bool local_only);
-    void start_udp(uint16_t port);
+    void start_udp(uint16_t port, std::chrono::nanoseconds hand_off = UdpLink::kDefaultHandOff);
     void capture(const Packet &packet);
 
     mutable std::shared_mutex routes_mutex_;

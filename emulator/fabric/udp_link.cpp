@@ -767,8 +767,7 @@ void UdpLink::handle_datagram(const Socket &socket, std::span<const uint8_t> byt
     for (uint16_t i = 1; !good && from.is_v4() && segment == 0 && i < kGsoSegments; ++i)
         good = verifies(i);
     if (!good) return drop("bad ICRC");
-    packet.own_payload(d.payload);
-    receiver_.packet(std::move(packet));
+    receiver_.packet(std::move(packet));  // the payload still in the batch buffer (Receiver)
 }
 
 size_t UdpLink::drain_socket(const Socket &s) {

@@ -58,9 +58,10 @@
 // are handed over in the order they arrived. A datagram is validated as the wire says
 // (parse_ib_packet, then the ICRC recomputed in place over the addresses and ports it
 // arrived with); anything malformed, of a wrong size or with a bad ICRC is counted and
-// dropped, as a NIC drops a bad frame. Valid packets are copied into owned storage and
-// handed to the fabric on the receiving thread (Fabric::send + drain), which delivers
-// them to the local port only; a received frame is never forwarded again.
+// dropped, as a NIC drops a bad frame. Valid packets are handed to the fabric on the
+// receiving thread with their payload still in the link's receive buffer (Receiver), and
+// the fabric delivers them to the local port only, at once; a received frame is never
+// forwarded again.
 //
 // Who receives (docs/wire.md, "Receiving without a thread hand-off"):
 //   - the link's own thread, sleeping in ppoll() on every socket, by default: a
@@ -124,7 +125,11 @@ class UdpLink {
     inline static constexpr uint8_t kCmOpcode = 0xC0;
     inline static constexpr uint32_t kCmQp = 1;
 
-    // Frames that arrived and passed validation; called on the link's thread.
+    // Frames that arrived and passed validation, called on the receiving thread (the
+    // link's, or an inline poller's). A packet's payload points into the link's receive
+    // buffer, valid only until the call returns: a receiver that keeps the packet longer
+    // gives it its own copy first (Packet::own_payload). Not copied up front: delivering at
+    // once is the common case, and the copy was a pass over every byte received.
     struct Receiver {
         std::function<void(Packet &&)> packet;
         std::function<void(const cm::Message &)> cm;

@@ -725,3 +725,60 @@ TEST_CASE("A held ACK leaves when the hand-off window lapses, with no further ca
     // Not before the window could have lapsed (it may have grown, never shrunk).
     CHECK(std::chrono::steady_clock::now() - held_at >= std::chrono::milliseconds(10));
 }
+
+namespace {
+
+// A port that keeps a copy of every payload delivered to it.
+struct RecordingPort : Port {
+    std::vector<std::vector<uint8_t>> payloads;
+    void receive(Packet &packet) override {
+        payloads.emplace_back(packet.desc.payload.begin(), packet.desc.payload.end());
+    }
+    void receive_cm(const cm::Message &) override {}
+};
+
+}  // namespace
+
+TEST_CASE("A frame received while its thread drains the fabric waits with its own payload",
+          "[fabric][udp][inline]") {
+    // The link hands a packet over with its payload in the link's receive buffer
+    // (UdpLink::Receiver). A thread that polls the link while it drains the fabric (a
+    // consumer's poll from work the fabric runs) queues the packet behind the work it is
+    // in, and the next receive reuses the buffer: the queued packet must carry a copy.
+    const uint16_t port = static_cast<uint16_t>(test_port() + 11);
+    Fabric fabric(port, std::chrono::seconds(30));
+    RecordingPort recorder;
+    const std::array<wire::IpAddr, 1> to{ip("127.0.0.2")}, from{ip("127.0.0.1")};
+    const uint32_t vport = fabric.attach(&recorder, to);
+    REQUIRE(vport != 0);
+    UdpLink sender(port, UdpLink::Receiver{});
+    REQUIRE(sender.bind(1, from));
+    CHECK_FALSE(fabric.poll_link());
+    REQUIRE(eventually([&] { return fabric.udp_link()->thread_stands_back(); }));
+
+    const std::vector<uint8_t> first = pattern(1, 512), second = pattern(2, 512);
+    auto send = [&](const std::vector<uint8_t> &payload, uint32_t psn) {
+        Packet p;
+        p.desc.bth.opcode = wire::Opcode::kSendOnly;
+        p.desc.bth.dest_qp = 7;
+        p.desc.bth.psn = psn;
+        p.desc.meta.src_ip = from[0];
+        p.desc.meta.dst_ip = to[0];
+        p.desc.payload = payload;
+        REQUIRE(sender.send(p));
+    };
+    size_t delivered_inside = 0;
+    Fabric::defer([&] {
+        send(first, 1);
+        REQUIRE(eventually([&] { return fabric.poll_link(); }));
+        send(second, 2);  // received into the same slot of the link's buffer
+        REQUIRE(eventually([&] { return fabric.poll_link(); }));
+        delivered_inside = recorder.payloads.size();
+    });
+    Fabric::drain();
+    CHECK(delivered_inside == 0);  // both waited behind the work that polled
+    REQUIRE(recorder.payloads.size() == 2);
+    CHECK(recorder.payloads[0] == first);
+    CHECK(recorder.payloads[1] == second);
+    fabric.detach(vport);
+}
