@@ -51,7 +51,9 @@
 // shows one TCP segment): SOFTNDK_FABRIC_GSO=off sends every datagram on its own. A
 // destination not on this host never gets a batch (a GRO there could cut it apart
 // differently), and neither does a run of one packet. If the kernel refuses a batch,
-// GSO is switched off for the link and RC retransmission resends its packets.
+// GSO is switched off for the link and RC retransmission resends its packets. A batch
+// leaves with the UDP socket's IPv4 TOS and TTL (0 and the system's default, both masked
+// in the ICRC), as every frame does without the raw socket.
 //
 // Receiving. Datagrams are taken off the sockets in batches (recvmmsg, up to
 // kReceiveBatch per system call) by one receiver at a time, under one lock, so they
