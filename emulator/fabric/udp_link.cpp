@@ -390,7 +390,11 @@ UdpLink::Egress UdpLink::egress(int udp_fd, const wire::IpAddr &to) const {
     // The raw socket: the IP header is ours (IPPROTO_RAW implies IP_HDRINCL), the port
     // unused. The UDP socket: the kernel writes the IP and UDP headers.
     if (v4 && raw_fd_ >= 0) return Egress{raw_fd_, 0, wire::kEthernetHeaderSize};
-    const size_t l3 = v4 ? wire::kIpv4HeaderSize : wire::kIpv6HeaderSize;
+    return udp_egress(udp_fd, to);
+}
+
+UdpLink::Egress UdpLink::udp_egress(int udp_fd, const wire::IpAddr &to) const {
+    const size_t l3 = to.is_v4() ? wire::kIpv4HeaderSize : wire::kIpv6HeaderSize;
     return Egress{udp_fd, port_, wire::kEthernetHeaderSize + l3 + wire::kUdpHeaderSize};
 }
 
@@ -528,10 +532,7 @@ bool UdpLink::send_run(const Packet &run) {
     // GSO batches leave through the UDP socket, whatever egress() would choose for one
     // datagram: the kernel writes their IP and UDP headers (udp_link.hpp).
     const bool gso = count > 1 && gso_to(to);
-    const size_t udp_skip = wire::kEthernetHeaderSize +
-                            (to.is_v4() ? wire::kIpv4HeaderSize : wire::kIpv6HeaderSize) +
-                            wire::kUdpHeaderSize;
-    const Egress out = gso ? Egress{fd, port_, udp_skip} : egress(fd, to);
+    const Egress out = gso ? udp_egress(fd, to) : egress(fd, to);
     const size_t skip = out.skip;
     thread_local std::vector<uint8_t> buffer;
     thread_local std::vector<size_t> offsets;

@@ -247,6 +247,7 @@ class UdpLink {
         size_t skip;
     };
     Egress egress(int udp_fd, const wire::IpAddr &to) const;
+    Egress udp_egress(int udp_fd, const wire::IpAddr &to) const;  // always `udp_fd`
     // Sends a whole frame (Ethernet header first): through the raw socket for IPv4 when
     // there is one, else its UDP payload through `fd`.
     bool send_frame(int fd, const wire::IpAddr &to, std::span<const uint8_t> frame,

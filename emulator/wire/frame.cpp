@@ -112,14 +112,36 @@ void finish_udp_checksum(const PacketMeta &m, std::uint8_t *frame) noexcept {
     store_be16(udp + 6, csum == 0 ? 0xFFFF : csum);
 }
 
+// What serialize_frame and serialize_ib_parts check first, with the IB headers built.
+WireStatus build_checked(const PacketDescriptor &pkt, HeaderBuffer &hdr) noexcept {
+    if (const WireStatus s = build_headers(pkt, hdr); s != WireStatus::kOk) return s;
+    if (pkt.meta.src_ip.is_v4() != pkt.meta.dst_ip.is_v4())
+        return WireStatus::kAddressFamilyMismatch;
+    if (pkt.payload.size() > kMaxFramePayload) return WireStatus::kPayloadTooLarge;
+    return WireStatus::kOk;
+}
+
+// The IP and UDP headers `m` gives an IB part of `ib_size` bytes (ICRC included), built
+// in a scratch buffer: what an ICRC computed without assembling a frame covers.
+struct OuterHeaders {
+    std::array<std::uint8_t, kEthernetHeaderSize + kIpv6HeaderSize + kUdpHeaderSize> bytes{};
+    std::span<const std::uint8_t> ip, udp;
+};
+OuterHeaders outer_headers(const PacketMeta &m, std::size_t ib_size) noexcept {
+    OuterHeaders o;
+    write_outer_headers(m, ib_size, o.bytes.data());
+    const std::size_t l3_size = l3_header_size(m);
+    o.ip = {o.bytes.data() + kEthernetHeaderSize, l3_size};
+    o.udp = {o.bytes.data() + kEthernetHeaderSize + l3_size, kUdpHeaderSize};
+    return o;
+}
+
 }  // namespace
 
 FrameResult serialize_frame(const PacketDescriptor &pkt, std::span<std::uint8_t> out) noexcept {
     HeaderBuffer hdr;
-    if (const WireStatus s = build_headers(pkt, hdr); s != WireStatus::kOk) return {s, 0};
+    if (const WireStatus s = build_checked(pkt, hdr); s != WireStatus::kOk) return {s, 0};
     const PacketMeta &m = pkt.meta;
-    if (m.src_ip.is_v4() != m.dst_ip.is_v4()) return {WireStatus::kAddressFamilyMismatch, 0};
-    if (pkt.payload.size() > kMaxFramePayload) return {WireStatus::kPayloadTooLarge, 0};
     const std::size_t total = frame_size(pkt);
     if (out.size() < total) return {WireStatus::kBufferTooSmall, 0};
 
@@ -147,18 +169,12 @@ FrameResult serialize_frame(const PacketDescriptor &pkt, std::span<std::uint8_t>
 
 WireStatus serialize_ib_parts(const PacketDescriptor &pkt, HeaderBuffer &headers,
                               IbTrailer &trailer) noexcept {
-    if (const WireStatus s = build_headers(pkt, headers); s != WireStatus::kOk) return s;
-    const PacketMeta &m = pkt.meta;
-    if (m.src_ip.is_v4() != m.dst_ip.is_v4()) return WireStatus::kAddressFamilyMismatch;
-    if (pkt.payload.size() > kMaxFramePayload) return WireStatus::kPayloadTooLarge;
+    if (const WireStatus s = build_checked(pkt, headers); s != WireStatus::kOk) return s;
     const std::size_t pad = pkt.pad_bytes();
     // The outer headers only feed the ICRC: the kernel writes its own (the same fields).
-    std::array<std::uint8_t, kEthernetHeaderSize + kIpv6HeaderSize + kUdpHeaderSize> outer{};
-    write_outer_headers(m, headers.size + pkt.payload.size() + pad + kIcrcSize, outer.data());
-    const std::size_t l3_size = l3_header_size(m);
-    const std::uint8_t *l3 = outer.data() + kEthernetHeaderSize;
-    const auto icrc = compute_icrc({l3, l3_size}, {l3 + l3_size, kUdpHeaderSize}, headers.view(),
-                                   pkt.payload, pad);
+    const OuterHeaders outer =
+        outer_headers(pkt.meta, headers.size + pkt.payload.size() + pad + kIcrcSize);
+    const auto icrc = compute_icrc(outer.ip, outer.udp, headers.view(), pkt.payload, pad);
     trailer.bytes.fill(0);
     store_icrc(trailer.bytes.data() + pad, icrc.value_or(0));
     trailer.size = static_cast<std::uint8_t>(pad + kIcrcSize);
@@ -186,11 +202,8 @@ std::optional<std::uint32_t> ib_packet_icrc(const PacketMeta &meta,
                                             std::span<const std::uint8_t> ib_packet) noexcept {
     if (ib_packet.size() < kBthSize || meta.src_ip.is_v4() != meta.dst_ip.is_v4()) return {};
     if (ib_packet.size() > kMaxFramePayload + kMaxIbHeaderSize) return {};
-    std::array<std::uint8_t, kEthernetHeaderSize + kIpv6HeaderSize + kUdpHeaderSize> outer{};
-    const std::size_t l3_size = l3_header_size(meta);
-    write_outer_headers(meta, ib_packet.size() + kIcrcSize, outer.data());
-    const std::uint8_t *l3 = outer.data() + kEthernetHeaderSize;
-    return compute_icrc({l3, l3_size}, {l3 + l3_size, kUdpHeaderSize}, ib_packet);
+    const OuterHeaders outer = outer_headers(meta, ib_packet.size() + kIcrcSize);
+    return compute_icrc(outer.ip, outer.udp, ib_packet);
 }
 
 std::vector<std::uint8_t> serialize_frame(const PacketDescriptor &pkt) {
