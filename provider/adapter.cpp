@@ -53,7 +53,8 @@ NTSTATUS Adapter::open(NDK_VERSION requested, uint32_t if_index, Adapter **out) 
     if (!NT_SUCCESS(status)) return status;
     a->context_id_ = response.context_id;
     a->limits_ = response.limits;
-    a->clock_.set_mode(static_cast<hw::TimeMode>(response.limits.time_mode));
+    a->clock_ =
+        HostClock::of_interface(if_index, static_cast<hw::TimeMode>(response.limits.time_mode));
     if (sim::enabled() &&
         static_cast<hw::TimeMode>(response.limits.time_mode) != hw::TimeMode::kSimulated) {
         // The scheduler runs this process's threads; a device elsewhere (the daemon)

@@ -115,8 +115,8 @@ void Adapter::dispatch(const hw::Eqe &eqe) {
     const auto type = static_cast<hw::EqeType>(eqe.type);
     // Paced mode: no callback before the event's model time. Every callback is one the
     // consumer sees, so whatever it posts next is dated after it.
-    clock_.wait_until(eqe.event_time_ns);
-    clock_.observe(eqe.event_time_ns);
+    clock_->wait_until(eqe.event_time_ns);
+    clock_->observe(eqe.event_time_ns);
     sim::yield("NDK callback");  // a control transfer point in simulated time (sim.hpp)
     log().trace("{}: EQE type {:#x} object {} status {:#x}", name(), eqe.type, eqe.object,
                 static_cast<uint32_t>(eqe.status));

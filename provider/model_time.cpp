@@ -1,11 +1,26 @@
 #include "model_time.hpp"
 
 #include <algorithm>
+#include <mutex>
+#include <unordered_map>
 
 #include "softndk/monotonic.hpp"
 #include "softndk/sim.hpp"
 
 namespace softndk::provider {
+
+std::shared_ptr<HostClock> HostClock::of_interface(uint32_t if_index, hw::TimeMode mode) {
+    static std::mutex mutex;
+    static std::unordered_map<uint32_t, std::weak_ptr<HostClock>> clocks;
+    std::lock_guard lock(mutex);
+    std::weak_ptr<HostClock> &slot = clocks[if_index];
+    std::shared_ptr<HostClock> clock = slot.lock();
+    if (!clock || clock->mode() != mode) {
+        clock = std::make_shared<HostClock>(mode);
+        slot = clock;
+    }
+    return clock;
+}
 
 uint64_t HostClock::now() const {
     end_spin();

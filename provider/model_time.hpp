@@ -2,17 +2,22 @@
 //
 // The device dates every request by the path it takes through the RNIC's resources,
 // starting from when the host rang the doorbell. The provider supplies that start:
-// the latest model time the consumer can have seen through the adapter handle, that
+// the latest model time the consumer can have seen through its adapter handles, that
 // is the completion time of every CQE and event the provider handed it (functional
 // mode), or the monotonic clock (paced mode, where model time is CLOCK_MONOTONIC), or
 // simulated time (simulated mode, softndk/sim.hpp: paced mode's rules on the
 // scheduler's clock; an empty CQ poll costs the host kPollNs there, cq.cpp).
 //
-// One clock per adapter handle (NDK_ADAPTER), the way a host has one: a driver
-// normally opens one handle, and its threads hand work to each other, so a post may
-// follow anything any of them saw (conservative: never dated before what could have
-// caused it). Two handles are two hosts as far as time goes - `softndk perf` drives
-// both ends of a connection from one thread, and each end must keep its own clock.
+// One clock per host, the way a host has one: the handles a process holds on one
+// interface (WskOpenNdkAdapter called several times on one if_index) share it
+// (HostClock::of_interface). A driver's threads hand work to each other, so a post may
+// follow anything any of them saw through any handle (conservative: never dated
+// before what could have caused it), and a completion dated before an event the
+// process has seen is due by then, whichever handle's CQ holds it: a driver that
+// drains its CQ after a disconnect event must find every completion the device wrote
+// before the disconnect. Two interfaces are two hosts as far as time goes - `softndk
+// perf --clock model` puts its two ends on two adapters (rnic0, rnic1) and drives both
+// from one thread, and each end keeps its own clock.
 // Causality through memory the device sees itself (a QP's next doorbell is never
 // dated before the last WRITE it placed).
 //
@@ -40,6 +45,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <memory>
 
 #include "softndk/hw_interface.hpp"
 
@@ -48,7 +54,10 @@ namespace softndk::provider {
 class HostClock {
   public:
     explicit HostClock(hw::TimeMode mode = hw::TimeMode::kFunctional) : mode_(mode) {}
-    void set_mode(hw::TimeMode mode) { mode_ = mode; }
+    // The clock of this process's handles on interface `if_index` (above): the one they
+    // share while any of them is open, else a new one at model time 0. A device
+    // reconfigured with another time mode under the same if_index gets a new clock.
+    static std::shared_ptr<HostClock> of_interface(uint32_t if_index, hw::TimeMode mode);
     hw::TimeMode mode() const { return mode_; }
     // The consumer's clock now, for a doorbell stamp (hw::ProducerRecord::post_time_ns).
     uint64_t now() const;
@@ -87,7 +96,7 @@ class HostClock {
             spinning_on_.store(nullptr, std::memory_order_relaxed);
     }
 
-    hw::TimeMode mode_;
+    const hw::TimeMode mode_;
     std::atomic<uint64_t> seen_{0};
     // The CQ whose empty poll was the last thing done with this clock, else nullptr.
     // Written by the consumer's threads; a race between two of them ends the spin or

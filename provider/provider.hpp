@@ -115,8 +115,9 @@ class Adapter : public Embedded<NDK_ADAPTER>, public Object {
     }
     const hw::DeviceLimits &limits() const { return limits_; }
     const NDK_ADAPTER_INFO &info() const { return info_; }
-    // The consumer's clock in model time, as seen through this handle (model_time.hpp).
-    HostClock &clock() { return clock_; }
+    // The consumer's clock in model time, shared by the process's handles on this
+    // interface (model_time.hpp). Set by open() before anything can use it.
+    HostClock &clock() { return *clock_; }
     uint32_t next_id() { return next_id_.fetch_add(1, std::memory_order_relaxed); }
 
     // Slow path: fills the header, executes, returns the NTSTATUS.
@@ -217,7 +218,7 @@ class Adapter : public Embedded<NDK_ADAPTER>, public Object {
     NDK_VERSION version_{};
     uint32_t if_index_ = 0;
     hw::DeviceLimits limits_{};
-    HostClock clock_;
+    std::shared_ptr<HostClock> clock_;
     NDK_ADAPTER_INFO info_{};
     uint32_t context_id_ = 0;
     hw::ContextControlPage *control_ = nullptr;

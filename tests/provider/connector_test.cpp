@@ -28,19 +28,6 @@ struct ReasonSeen {
 
 // ---- Several handles of one interface
 
-namespace {
-
-// One more WskOpenNdkAdapter of the default interface; closed last (declare it before
-// the Sides whose connector or listener it creates).
-struct Handle {
-    Wsk &wsk;
-    NDK_ADAPTER *adapter = nullptr;
-    explicit Handle(Wsk &w) : wsk(w) { REQUIRE(wsk.open(&adapter) == STATUS_SUCCESS); }
-    ~Handle() { wsk.close(adapter); }
-};
-
-}  // namespace
-
 TEST_CASE("NdkAccept of a QP from another handle of the interface, three handles open",
           "[provider][connector][cm][device]") {
     // As drivers do: the listener (and so the connector it delivers) on handle A, the
@@ -57,8 +44,7 @@ TEST_CASE("NdkAccept of a QP from another handle of the interface, three handles
     for (Side *rx_side : {&server, &client}) {
         Side &tx_side = rx_side == &server ? client : server;
         NDK_SGE rx = rx_side->sge(0, 64);
-        REQUIRE(rx_side->qp->Dispatch->NdkReceive(rx_side->qp, nullptr, &rx, 1) ==
-                STATUS_SUCCESS);
+        REQUIRE(rx_side->qp->Dispatch->NdkReceive(rx_side->qp, nullptr, &rx, 1) == STATUS_SUCCESS);
         std::memcpy(tx_side.buffer.data(), "handles", 7);
         NDK_SGE tx = tx_side.sge(0, 7);
         REQUIRE(tx_side.qp->Dispatch->NdkSend(tx_side.qp, nullptr, &tx, 1, 0) == STATUS_SUCCESS);

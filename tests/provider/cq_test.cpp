@@ -467,6 +467,51 @@ TEST_CASE("Completions carry model times in causal order and the consumer's cloc
     CHECK(ext->SoftNdkGetCqResultsWithTime(p.client.cq, &none, nullptr, 1) == 0);
 }
 
+TEST_CASE(
+    "A completion dated before an event another handle delivered is returned by the first poll "
+    "after it",
+    "[provider][cq][time][device]") {
+    // rdma-channel's shape: the server's connector, and so its disconnect event, on
+    // handle A; its QP and CQ on handle B. A driver that drains its CQ once the
+    // disconnect event came must find every completion the device wrote before the
+    // disconnect: a process's handles on one interface share one clock
+    // (provider/model_time.hpp).
+    Wsk wsk;
+    Handle listening(wsk);
+    Side client(wsk), server(wsk);
+    Done server_disconnected;
+    ConnectOptions o;
+    o.listener_adapter = listening.adapter;
+    o.server_disconnect = [](PVOID ctx) { static_cast<Done *>(ctx)->signal(STATUS_SUCCESS); };
+    o.server_disconnect_context = &server_disconnected;
+    connect(client, server, o);
+    const auto *ext = model_time_of(server.cq);
+    REQUIRE(ext != nullptr);
+    // The server answers. Its SEND completes when the client's ACK is back, dated in the
+    // model future of what anyone has seen: nothing polled the server's CQ yet.
+    NDK_SGE rx = client.sge(0, 64);
+    REQUIRE(client.qp->Dispatch->NdkReceive(client.qp, nullptr, &rx, 1) == STATUS_SUCCESS);
+    NDK_SGE tx = server.sge(0, 8);
+    void *const answer = reinterpret_cast<void *>(7);
+    REQUIRE(server.qp->Dispatch->NdkSend(server.qp, answer, &tx, 1, 0) == STATUS_SUCCESS);
+    CHECK(client.poll_one().Status == STATUS_SUCCESS);
+    // The client disconnects, having seen the answer; the event reaches handle A.
+    Done disconnected;
+    REQUIRE(finish(client.connector->Dispatch->NdkDisconnect(client.connector, Done::request,
+                                                             &disconnected),
+                   disconnected) == STATUS_SUCCESS);
+    REQUIRE(server_disconnected.wait());
+    // Handle B's first poll after the event returns the SEND's completion, dated before
+    // the clock the event moved.
+    const ULONG64 clock = ext->SoftNdkGetModelTime(server.cq);
+    NDK_RESULT r{};
+    ULONG64 at = 0;
+    REQUIRE(ext->SoftNdkGetCqResultsWithTime(server.cq, &r, &at, 1) == 1);
+    CHECK(r.Status == STATUS_SUCCESS);
+    CHECK(r.RequestContext == answer);
+    CHECK(at <= clock);
+}
+
 // Run with SOFTNDK_TIME=paced (CMakeLists.txt): model time is the monotonic clock, and
 // no completion is returned before its time.
 TEST_CASE("Paced mode: no completion is returned before its model time", "[.paced]") {

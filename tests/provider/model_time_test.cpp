@@ -143,3 +143,28 @@ TEST_CASE(
     CHECK(clock.poll(uint64_t{1} << 60, true, empty, &cq_a));
     CHECK(empty == 0);
 }
+
+TEST_CASE(
+    "HostClock::of_interface: one clock per interface while a handle holds it, a new one "
+    "after the last or in another mode",
+    "[provider][time]") {
+    // Interface numbers no device of the tests uses: the registry is the process's.
+    constexpr uint32_t kOne = 0x7fff0001, kTwo = 0x7fff0002;
+    auto first = HostClock::of_interface(kOne, hw::TimeMode::kFunctional);
+    auto second = HostClock::of_interface(kOne, hw::TimeMode::kFunctional);
+    CHECK(first == second);  // what one handle saw, the other's posts follow
+    first->observe(5'000);
+    CHECK(second->now() == 5'000);
+    auto other = HostClock::of_interface(kTwo, hw::TimeMode::kFunctional);
+    CHECK(other != first);  // another interface, another host
+    CHECK(other->now() == 0);
+    first.reset();
+    second.reset();
+    // Every handle closed: the next open starts at model time 0.
+    auto again = HostClock::of_interface(kOne, hw::TimeMode::kFunctional);
+    CHECK(again->now() == 0);
+    // The device reconfigured in another time mode under the same number.
+    auto paced = HostClock::of_interface(kOne, hw::TimeMode::kPaced);
+    CHECK(paced != again);
+    CHECK(paced->mode() == hw::TimeMode::kPaced);
+}

@@ -128,6 +128,15 @@ struct Wsk {
     void close(NDK_ADAPTER *a) { ndk.WskCloseNdkAdapter(npi.Client, a); }
 };
 
+// One more WskOpenNdkAdapter of the default interface; closed last (declare it before
+// the Sides whose connector or listener it creates).
+struct Handle {
+    Wsk &wsk;
+    NDK_ADAPTER *adapter = nullptr;
+    explicit Handle(Wsk &w) : wsk(w) { REQUIRE(wsk.open(&adapter) == STATUS_SUCCESS); }
+    ~Handle() { wsk.close(adapter); }
+};
+
 inline NDK_ADAPTER_INFO query_info(NDK_ADAPTER *a) {
     NDK_ADAPTER_INFO info{};
     ULONG size = sizeof info;

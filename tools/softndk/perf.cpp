@@ -1010,7 +1010,8 @@ bool own_adapters(const PerfOptions &o) {
     if (!o.profile.empty()) return true;
     const char *config = std::getenv("SOFTNDK_CONFIG");
     if (daemon_mode() || (config != nullptr && *config != '\0')) return false;
-    return o.role != Role::kBoth || o.mtu != 0 || o.qp_timeout >= 0;
+    return o.role != Role::kBoth || o.mtu != 0 || o.qp_timeout >= 0 ||
+           o.clock == ClockSource::kModel;
 }
 
 struct OwnAdapter {
@@ -1363,7 +1364,11 @@ int run_perf(const PerfOptions &options) {
     if (role != Role::kBoth && !daemon_mode() && std::getenv("SOFTNDK_FABRIC") == nullptr)
         setenv("SOFTNDK_FABRIC", "udp", 0);
     if (own) {
-        if (role == Role::kBoth && !options.profile.empty()) {
+        // Two adapters for a profile or model time: a process's handles on one
+        // interface share one consumer clock (provider/model_time.hpp), and the two
+        // ends model two hosts.
+        if (role == Role::kBoth &&
+            (!options.profile.empty() || options.clock == ClockSource::kModel)) {
             configure_adapters(options, {{1, "rnic0", {"127.0.0.1"}}, {2, "rnic1", {"127.0.0.2"}}});
             if (client_name.empty()) client_name = "rnic0";
             if (server_name.empty()) server_name = "rnic1";

@@ -46,7 +46,12 @@
 //     before the first post. Send and write are halved (one way), read is whole.
 //     Every latency request is signaled, and each end waits on its own CQ only:
 //     a CQE the waiting end has no reason to see would move the consumer's
-//     clock (one per process) past what caused the answer.
+//     clock past what caused the answer.
+//   - two hosts: a process's handles on one interface share one consumer clock
+//     (provider/model_time.hpp), so perf gives each end an adapter of its own
+//     (rnic0 and rnic1, below). With adapters from SOFTNDK_CONFIG or the daemon,
+//     -d and --server-dev should name two; on one, both ends keep one clock, as
+//     one host would.
 //   - bandwidth: bytes / (latest model completion time - the consumer's clock
 //     before the first post); BW peak from the best run of messages, as with
 //     the wall clock, on model times.
@@ -58,8 +63,9 @@
 // but the last with NDK_OP_FLAG_DEFER, so one doorbell rings for the batch.
 // Latency tests take only -q 1 and -l 1 (as perftest).
 //
-// Profiles (--profile, --time): embedded mode only. Before anything opens an
-// adapter, perf sets up its own two (EmbeddedRegistry::configure): rnic0
+// Profiles (--profile, --time) and --clock model: embedded mode only (without
+// SOFTNDK_CONFIG for --clock model). Before anything opens an adapter, perf sets up
+// its own two (EmbeddedRegistry::configure): rnic0
 // (if_index 1, 127.0.0.1) for the client and rnic1 (if_index 2, 127.0.0.2) for
 // the server, back to back, both with the profile and the time mode; -d and
 // --server-dev then choose between those two.
