@@ -228,18 +228,8 @@ int32_t DaemonClient::round_trip(const hw::CommandHeader &request, hw::ResponseH
     if (!send_with_fds(socket_.get(), {bytes, request.request_bytes}, fds)) return removed();
     ResponseFrame frame{};
     await_readable_briefly(socket_.get(), kReplySpinNs);
-    if (!receive_exact(socket_.get(), std::as_writable_bytes(std::span(&frame, 1)), received)) {
-        return removed();
-    }
-    if (frame.magic != kResponseMagic || frame.response_bytes < sizeof(hw::ResponseHeader) ||
-        frame.response_bytes > kMaxRequestBytes || frame.fd_count > kMaxFds) {
-        errno = EPROTO;
-        return removed();
-    }
     std::array<std::byte, kMaxRequestBytes> body{};
-    if (!receive_exact(socket_.get(), std::span(body).first(frame.response_bytes), received)) {
-        return removed();
-    }
+    if (!receive_response(socket_.get(), frame, body, received)) return removed();
     std::memcpy(&response, body.data(), std::min<size_t>(response_bytes, frame.response_bytes));
     hw::ResponseHeader h;
     std::memcpy(&h, body.data(), sizeof(h));

@@ -237,4 +237,30 @@ bool receive_exact(int socket, std::span<std::byte> bytes, std::vector<UniqueFd>
     return true;
 }
 
+bool receive_response(int socket, ResponseFrame &frame, std::span<std::byte, kMaxRequestBytes> body,
+                      std::vector<UniqueFd> &fds) {
+    std::array<std::byte, sizeof(ResponseFrame) + kMaxRequestBytes> in;
+    size_t got = 0;
+    bool truncated = false;
+    while (got < sizeof(ResponseFrame)) {
+        const ssize_t n = receive_some(socket, std::span(in).subspan(got), fds, 0, truncated);
+        if (n <= 0) {
+            if (n == 0) errno = ECONNRESET;
+            return false;
+        }
+        got += static_cast<size_t>(n);
+    }
+    std::memcpy(&frame, in.data(), sizeof(frame));
+    const size_t whole = sizeof(ResponseFrame) + frame.response_bytes;
+    if (frame.magic != kResponseMagic || frame.response_bytes < sizeof(hw::ResponseHeader) ||
+        frame.response_bytes > kMaxRequestBytes || frame.fd_count > kMaxFds || got > whole) {
+        errno = EPROTO;
+        return false;
+    }
+    if (got < whole && !receive_exact(socket, std::span(in).subspan(got, whole - got), fds))
+        return false;
+    std::memcpy(body.data(), in.data() + sizeof(ResponseFrame), frame.response_bytes);
+    return true;
+}
+
 }  // namespace softndk::emu::daemon

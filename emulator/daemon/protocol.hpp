@@ -144,6 +144,17 @@ bool spinning_pays();
 // False on EOF or error; fds received so far stay in `fds`.
 bool receive_exact(int socket, std::span<std::byte> bytes, std::vector<UniqueFd> &fds);
 
+// Receives one response (blocking): its ResponseFrame, checked (magic, sizes), into
+// `frame` and its frame.response_bytes of body into `body` (the rest of `body` is left
+// alone), collecting its fds. The daemon sends a response with one sendmsg, so nearly
+// always one recvmsg takes all of it: on a client's path every command pays this, and
+// a frame then a body took two. The caller has at most one request outstanding (the
+// daemon sends nothing but responses), so the stream holds nothing past this response:
+// bytes beyond it are a protocol error. False on EOF, error or a bad frame (errno set:
+// EPROTO for a bad frame or extra bytes); fds received so far stay in `fds`.
+bool receive_response(int socket, ResponseFrame &frame, std::span<std::byte, kMaxRequestBytes> body,
+                      std::vector<UniqueFd> &fds);
+
 // One recvmsg of up to `bytes` (flags e.g. MSG_DONTWAIT); appends fds. Returns what
 // recvmsg returned (-1 with errno). `truncated` is set if fds were dropped (MSG_CTRUNC).
 ssize_t receive_some(int socket, std::span<std::byte> bytes, std::vector<UniqueFd> &fds, int flags,

@@ -4,7 +4,12 @@
 
 #include <array>
 #include <catch2/catch.hpp>
+#include <cerrno>
+#include <chrono>
 #include <cstddef>
+#include <cstring>
+#include <span>
+#include <thread>
 #include <vector>
 
 #include "daemon/protocol.hpp"
@@ -45,4 +50,108 @@ TEST_CASE(
     CHECK_FALSE(receive_exact(p.ends[0], got, fds));
     // A spin of 0 returns at once.
     await_readable_briefly(p.ends[0], 0);
+}
+
+namespace {
+// What the daemon's respond() writes: a ResponseFrame, then the body (ResponseHeader
+// first), in one buffer.
+std::vector<std::byte> response_bytes(int32_t status, uint16_t body_bytes) {
+    std::vector<std::byte> out(sizeof(ResponseFrame) + body_bytes);
+    const ResponseFrame frame{kResponseMagic, body_bytes, 0};
+    std::memcpy(out.data(), &frame, sizeof frame);
+    const softndk::hw::ResponseHeader h{7, status};
+    std::memcpy(out.data() + sizeof frame, &h, sizeof h);
+    for (size_t i = sizeof frame + sizeof h; i < out.size(); ++i)
+        out[i] = static_cast<std::byte>(i);
+    return out;
+}
+}  // namespace
+
+TEST_CASE("receive_response rejects what is not one well-formed response", "[protocol]") {
+    std::array<std::byte, kMaxRequestBytes> body{};
+    std::vector<UniqueFd> fds;
+    ResponseFrame frame{};
+    SECTION("bytes past the response: the stream is out of step") {
+        SocketPair p;
+        auto bytes = response_bytes(0, 16);
+        bytes.push_back(std::byte{0x5a});
+        REQUIRE(send_with_fds(p.ends[1], bytes, {}));
+        errno = 0;
+        CHECK_FALSE(receive_response(p.ends[0], frame, body, fds));
+        CHECK(errno == EPROTO);
+    }
+    SECTION("a bad magic") {
+        SocketPair p;
+        auto bytes = response_bytes(0, 8);
+        bytes[0] = std::byte{0};
+        REQUIRE(send_with_fds(p.ends[1], bytes, {}));
+        CHECK_FALSE(receive_response(p.ends[0], frame, body, fds));
+        CHECK(errno == EPROTO);
+    }
+    SECTION("a body shorter than a ResponseHeader, or longer than the most a response has") {
+        for (const uint16_t size : {uint16_t{4}, uint16_t{kMaxRequestBytes + 1}}) {
+            SocketPair p;
+            const ResponseFrame bad{kResponseMagic, size, 0};
+            REQUIRE(send_with_fds(p.ends[1], std::as_bytes(std::span(&bad, 1)), {}));
+            CHECK_FALSE(receive_response(p.ends[0], frame, body, fds));
+            CHECK(errno == EPROTO);
+        }
+    }
+    SECTION("the daemon gone mid-response (a frame, part of the body, then the end)") {
+        SocketPair p;
+        const auto bytes = response_bytes(0, 64);
+        REQUIRE(send_with_fds(p.ends[1], std::span(bytes).first(sizeof(ResponseFrame) + 10), {}));
+        ::close(p.ends[1]);
+        p.ends[1] = -1;
+        CHECK_FALSE(receive_response(p.ends[0], frame, body, fds));
+        CHECK(errno == ECONNRESET);
+    }
+    SECTION("nothing at all, the end of the stream") {
+        SocketPair p;
+        ::close(p.ends[1]);
+        p.ends[1] = -1;
+        CHECK_FALSE(receive_response(p.ends[0], frame, body, fds));
+    }
+}
+
+TEST_CASE("receive_response takes a response whole however it arrives, with its fds",
+          "[protocol]") {
+    std::array<std::byte, kMaxRequestBytes> body{};
+    std::vector<UniqueFd> fds;
+    ResponseFrame frame{};
+    const auto bytes = response_bytes(-5, 40);
+    SECTION("in one write, with an fd: one read takes frame, body and fd") {
+        SocketPair p;
+        const int passed = ::dup(STDERR_FILENO);
+        REQUIRE(passed >= 0);
+        REQUIRE(send_with_fds(p.ends[1], bytes, std::span(&passed, 1)));
+        ::close(passed);
+        REQUIRE(receive_response(p.ends[0], frame, body, fds));
+        CHECK(fds.size() == 1);
+        // Nothing of it is left in the stream.
+        std::array<std::byte, 1> more{};
+        CHECK(::recv(p.ends[0], more.data(), more.size(), MSG_DONTWAIT) == -1);
+    }
+    SECTION("cut anywhere: inside the frame, at its end, inside the body") {
+        for (const size_t cut : {size_t{3}, sizeof(ResponseFrame), sizeof(ResponseFrame) + 5}) {
+            SocketPair p;
+            REQUIRE(send_with_fds(p.ends[1], std::span(bytes).first(cut), {}));
+            bool rest_sent = false;  // Catch's macros are not for other threads
+            std::thread rest([&] {
+                std::this_thread::sleep_for(std::chrono::milliseconds(5));
+                rest_sent = send_with_fds(p.ends[1], std::span(bytes).subspan(cut), {});
+            });
+            const bool ok = receive_response(p.ends[0], frame, body, fds);
+            rest.join();
+            REQUIRE(rest_sent);
+            REQUIRE(ok);
+        }
+    }
+    CHECK(frame.magic == kResponseMagic);
+    CHECK(frame.response_bytes == 40);
+    CHECK(std::memcmp(body.data(), bytes.data() + sizeof(ResponseFrame), 40) == 0);
+    softndk::hw::ResponseHeader h;
+    std::memcpy(&h, body.data(), sizeof h);
+    CHECK(h.sequence == 7);
+    CHECK(h.status == -5);
 }

@@ -140,14 +140,8 @@ std::optional<int32_t> raw_round_trip(int s, const Request &rq, Response &rs,
     }
     std::vector<UniqueFd> received;
     ResponseFrame frame{};
-    if (!receive_exact(s, std::as_writable_bytes(std::span(&frame, 1)), received) ||
-        frame.magic != kResponseMagic || frame.response_bytes > kMaxRequestBytes) {
-        return std::nullopt;
-    }
     std::array<std::byte, kMaxRequestBytes> body{};
-    if (!receive_exact(s, std::span(body).first(frame.response_bytes), received)) {
-        return std::nullopt;
-    }
+    if (!receive_response(s, frame, body, received)) return std::nullopt;
     std::memcpy(&rs, body.data(), std::min<size_t>(sizeof rs, frame.response_bytes));
     hw::ResponseHeader h;
     std::memcpy(&h, body.data(), sizeof h);
