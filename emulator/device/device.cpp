@@ -363,6 +363,7 @@ void Device::deliver_run_to_qp(Packet &run) {
     uint32_t dropped = 0;
     std::lock_guard lock(qp->mutex);
     qp->placement.begin();
+    rc::begin_run(*qp);
     for (uint32_t k = 0; k < n; ++k) {
         const uint64_t arrived = run.run[k].time_ns;
         const bool accepting = !qp->destroyed &&
@@ -380,6 +381,7 @@ void Device::deliver_run_to_qp(Packet &run) {
             rc::completer_receive(*qp, one);
         }
     }
+    rc::end_run(*qp);
     qp->placement.end();
     if (dropped != 0) counters_.add(Counter::dropped_pkts, dropped);
 }

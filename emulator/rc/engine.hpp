@@ -75,5 +75,10 @@ std::optional<uint64_t> ack_timeout_ns(const Qp &qp);
 // one fires, requester_timer() handles it at its model deadline.
 void arm_ack_timer(Qp &qp);
 void arm_rnr_timer(Qp &qp, uint64_t delay_ns);
+// Around the delivery of a run's packets (Device::deliver_run_to_qp), with the QP lock
+// held from begin_run() to end_run(): timers armed in between are dated and queued once,
+// by end_run(), with the deadlines they would have had (Qp::delivering_run).
+void begin_run(Qp &qp);
+void end_run(Qp &qp);
 
 }  // namespace softndk::emu::rc

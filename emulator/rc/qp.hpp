@@ -263,7 +263,16 @@ class Qp {
     hw::Syndrome error_cause = hw::Syndrome::kWorkRequestFlushed;
     bool destroyed = false;
     std::optional<SteadyTime> timer_at;  // earliest entry for this QP in the device timer queue
-    uint32_t connection = 0;             // CM connection id bound to this QP (0: none)
+    // Set by Device::deliver_run_to_qp() while it hands the engine a run's packets one by
+    // one (rc::begin_run, rc::end_run), under the QP lock throughout, so no timer fires
+    // in between. Meanwhile an ACK timer armed (arm_ack_timer) keeps its model deadline
+    // and the QP time it was armed at (ack_armed_at_ns) but is dated on the host and
+    // queued only once, at the run's end: per READ response packet that was ~7 % of the
+    // device's time in a 1 MiB READ. req.ack_deadline reads as armed meanwhile.
+    bool delivering_run = false;
+    bool ack_arm_deferred = false;
+    uint64_t ack_armed_at_ns = 0;
+    uint32_t connection = 0;  // CM connection id bound to this QP (0: none)
     QpPath path;
     Requester req;
     Responder resp;

@@ -185,7 +185,30 @@ void arm_ack_timer(Qp &qp) {
     if (!timeout) return;
     // From the latest packet's departure, as a NIC's retransmission timer runs.
     r.ack_deadline_ns = std::max(qp.tx_ns, qp.now_ns) + *timeout;
+    if (qp.delivering_run) {
+        // Dated and queued by end_run(); armed meanwhile, as it would be.
+        qp.ack_arm_deferred = true;
+        qp.ack_armed_at_ns = qp.now_ns;
+        r.ack_deadline = SteadyTime::max();
+        return;
+    }
     r.ack_deadline = qp.device.wall_deadline(qp.now_ns, r.ack_deadline_ns);
+    schedule_timer(qp);
+}
+
+void begin_run(Qp &qp) {
+    qp.delivering_run = true;
+}
+
+void end_run(Qp &qp) {
+    qp.delivering_run = false;
+    if (qp.ack_arm_deferred) {
+        qp.ack_arm_deferred = false;
+        // Still armed unless an ACK of everything outstanding reset it since.
+        Requester &r = qp.req;
+        if (r.ack_deadline)
+            r.ack_deadline = qp.device.wall_deadline(qp.ack_armed_at_ns, r.ack_deadline_ns);
+    }
     schedule_timer(qp);
 }
 
@@ -197,6 +220,7 @@ void arm_rnr_timer(Qp &qp, uint64_t delay_ns) {
 }
 
 void schedule_timer(Qp &qp) {
+    if (qp.delivering_run) return;  // end_run() schedules
     const Requester &r = qp.req;
     std::optional<SteadyTime> due = r.rnr_deadline;
     if (r.ack_deadline && (!due || *r.ack_deadline < *due)) due = r.ack_deadline;

@@ -4,6 +4,8 @@
 #include <numeric>
 
 #include "driver.hpp"
+#include "rc/engine.hpp"
+#include "wire/psn.hpp"
 
 using namespace softndk;
 using namespace softndk::emu;
@@ -568,6 +570,48 @@ TEST_CASE("no ACK: transport retries exhausted after ACK timeouts", "[rc][retry]
     CHECK(done->syndrome == hw::Syndrome::kTransportRetryExceeded);
     CHECK(p.dev_a->counters().get(Counter::ack_timeouts) == 3);
     CHECK(p.dev_a->counters().get(Counter::retry_exceeded_err) == 1);
+}
+
+TEST_CASE("An ACK timer armed while a run is delivered is dated and queued as the run ends",
+          "[rc][retry][time]") {
+    // Device::deliver_run_to_qp() hands a run's packets to the engine between
+    // rc::begin_run() and rc::end_run(); a READ response acknowledged in it re-arms the
+    // ACK timer. The timer must come out of the run armed for the model deadline it
+    // would have had, with a host deadline and an entry in the device's timer queue.
+    ConnectedPair p;
+    auto qp = p.dev_a->find_qp(p.qp_a->number);
+    REQUIRE(qp);
+    std::lock_guard lock(qp->mutex);
+    Requester &r = qp->req;
+    const uint32_t una = r.una_psn;
+    r.next_psn = wire::psn_add(una, 1);  // one packet outstanding
+    REQUIRE(rc::ack_timeout_ns(*qp));
+    REQUIRE_FALSE(qp->timer_at);
+
+    rc::begin_run(*qp);
+    rc::arm_ack_timer(*qp);
+    CHECK(r.ack_deadline);      // armed meanwhile: nothing in the run arms it again
+    CHECK_FALSE(qp->timer_at);  // but not queued yet
+    const auto before_end = std::chrono::steady_clock::now();
+    rc::end_run(*qp);
+    REQUIRE(r.ack_deadline);
+    CHECK(*r.ack_deadline != SteadyTime::max());
+    CHECK(*r.ack_deadline > before_end);
+    REQUIRE(qp->timer_at);
+    CHECK(*qp->timer_at == *r.ack_deadline);
+    const uint64_t in_run_ns = r.ack_deadline_ns;
+    // Outside a run the same arming gives the same model deadline.
+    rc::arm_ack_timer(*qp);
+    CHECK(r.ack_deadline_ns == in_run_ns);
+
+    // Everything acknowledged before the run ends: the run leaves nothing armed.
+    rc::begin_run(*qp);
+    rc::arm_ack_timer(*qp);
+    r.next_psn = una;
+    r.ack_deadline.reset();  // as the completer does when una reaches next_psn
+    rc::end_run(*qp);
+    CHECK_FALSE(r.ack_deadline);
+    CHECK_FALSE(qp->delivering_run);
 }
 
 TEST_CASE("PSNs wrap past 0xFFFFFF without a hiccup", "[rc][psn]") {
