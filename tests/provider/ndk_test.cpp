@@ -76,9 +76,11 @@ void Side::cleanup() {
 
 void Side::notify(PVOID ctx, NTSTATUS s) {
     auto *self = static_cast<Side *>(ctx);
-    self->notifications.fetch_add(1);
+    // The hook first, then the count: a test that waits for the count then reads what
+    // its hook recorded (a time, a status) must find it there.
     if (NDK_FN_CQ_NOTIFICATION_CALLBACK hook = self->on_notify.load())
         hook(self->on_notify_context.load(), s);
+    self->notifications.fetch_add(1);
 }
 
 NDK_RESULT_EX Side::poll_one() {
@@ -153,8 +155,7 @@ void connect(Side &client, Side &server, ConnectOptions o) {
     REQUIRE(bound.ss_family == any.ss_family);
     REQUIRE(reinterpret_cast<sockaddr_in *>(&bound)->sin_port != 0);  // same offset in v6
 
-    NDK_ADAPTER *connecting =
-        o.connector_adapter != nullptr ? o.connector_adapter : client.adapter;
+    NDK_ADAPTER *connecting = o.connector_adapter != nullptr ? o.connector_adapter : client.adapter;
     REQUIRE(connecting->Dispatch->NdkCreateConnector(connecting, Done::create, nullptr,
                                                      &client.connector) == STATUS_SUCCESS);
     SOCKADDR_STORAGE src = any;
