@@ -308,8 +308,9 @@ void Connector::on_event(const hw::Eqe &eqe) {
                 break;
             case hw::EqeType::kDisconnectDone:
                 if (state_ == State::kDisconnecting) {
+                    // The device put the QP into ERROR and flushed it at kDisconnect, and
+                    // flushes whatever is posted to it since at the doorbell: no kFlushQp.
                     state_ = State::kDone;
-                    qp_->flush();
                     finish(disconnect_, NT_SUCCESS(eqe.status) ? STATUS_SUCCESS : eqe.status);
                 }
                 break;
@@ -349,7 +350,6 @@ void Connector::device_removed() {
 void Connector::on_close() {
     uint32_t connection;
     Qp *qp;
-    bool was_connected;
     {
         std::lock_guard lock(mutex_);
         finish(connect_, STATUS_CANCELLED);
@@ -358,9 +358,10 @@ void Connector::on_close() {
         finish(disconnect_, STATUS_CANCELLED);
         connection = connection_;
         qp = qp_;
-        was_connected = state_ == State::kConnected || state_ == State::kDisconnecting;
         state_ = State::kDone;
     }
+    // kCloseConnection disconnects a live connection, and the device then puts its QP
+    // into ERROR and flushes it (cm.hpp): the QP needs no kFlushQp of its own.
     if (connection != hw::kNoObject) {
         adapter()->unroute(adapter()->connections, connection, this);
         adapter()->execute_object(hw::CommandOpcode::kCloseConnection, connection);
@@ -369,7 +370,6 @@ void Connector::on_close() {
         qp->connected.store(false, std::memory_order_release);
         Connector *self = this;
         qp->connector.compare_exchange_strong(self, nullptr);
-        if (was_connected) qp->flush();
     }
 }
 

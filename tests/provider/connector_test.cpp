@@ -166,3 +166,43 @@ TEST_CASE("A connect the listener's consumer never answers fails with STATUS_IO_
                  accepted) == STATUS_CONNECTION_ABORTED);
     CHECK(close_sync(late) == STATUS_SUCCESS);
 }
+
+// ---- Teardown flushes the QP (the device does it; the provider sends no kFlushQp)
+
+TEST_CASE("NdkDisconnect cancels the requests pending on its own QP",
+          "[provider][connector][cm][device]") {
+    Pair p;
+    NDK_SGE r = p.client.sge(0, 64);
+    auto *context = reinterpret_cast<void *>(0x51);
+    REQUIRE(p.client.qp->Dispatch->NdkReceive(p.client.qp, context, &r, 1) == STATUS_SUCCESS);
+    Done done;
+    REQUIRE(finish(p.client.connector->Dispatch->NdkDisconnect(p.client.connector, Done::request,
+                                                               &done),
+                   done) == STATUS_SUCCESS);
+    const NDK_RESULT_EX flushed = p.client.poll_one();
+    CHECK(flushed.RequestContext == context);
+    CHECK(flushed.Status == STATUS_CANCELLED);
+    CHECK((flushed.Type & NdkOperationTypeReceive) != 0);
+}
+
+TEST_CASE(
+    "Closing a connected connector without NdkDisconnect cancels its QP's requests "
+    "and the peer sees the disconnect",
+    "[provider][connector][cm][device]") {
+    ReasonSeen client_seen;
+    ConnectOptions o;
+    o.client_disconnect = [](PVOID ctx) { ReasonSeen::cb(ctx, 0); };
+    o.client_disconnect_context = &client_seen;
+    Pair p(o);
+    NDK_SGE r = p.server.sge(0, 64);
+    auto *context = reinterpret_cast<void *>(0x52);
+    REQUIRE(p.server.qp->Dispatch->NdkReceive(p.server.qp, context, &r, 1) == STATUS_SUCCESS);
+    NDK_CONNECTOR *connector = p.server.connector;
+    p.server.connector = nullptr;  // closed here, not by the Side
+    REQUIRE(close_sync(connector) == STATUS_SUCCESS);
+    const NDK_RESULT_EX flushed = p.server.poll_one();
+    CHECK(flushed.RequestContext == context);
+    CHECK(flushed.Status == STATUS_CANCELLED);
+    REQUIRE(client_seen.done.wait());
+    CHECK(client_seen.calls == 1);
+}
