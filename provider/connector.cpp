@@ -64,7 +64,9 @@ void Connector::set_qp(Qp *qp) {
     qp->connector.store(this, std::memory_order_release);
 }
 
-NTSTATUS Connector::query_connection() {
+NTSTATUS Connector::current_info() {
+    if (!have_info_) return STATUS_CONNECTION_INVALID;
+    if (!info_stale_) return STATUS_SUCCESS;
     hw::ObjectRequest request{};
     request.object = connection_;
     hw::QueryConnectionResponse response{};
@@ -72,9 +74,14 @@ NTSTATUS Connector::query_connection() {
         adapter()->execute(hw::CommandOpcode::kQueryConnection, request, response);
     if (NT_SUCCESS(status)) {
         info_ = response.info;
-        have_info_ = true;
+        info_stale_ = false;
     }
     return status;
+}
+
+void Connector::info_changed() {
+    have_info_ = true;
+    info_stale_ = true;
 }
 
 void Connector::adopt_incoming(uint32_t connection, Listener *listener) {
@@ -84,7 +91,7 @@ void Connector::adopt_incoming(uint32_t connection, Listener *listener) {
     connection_ = connection;
     state_ = State::kRequested;
     adapter()->connections[connection] = this;
-    query_connection();
+    info_changed();
 }
 
 NTSTATUS Connector::connect(Qp *qp, SharedEndpoint *shared, const sockaddr *src,
@@ -239,7 +246,7 @@ NTSTATUS Connector::connection_data(ULONG *ird, ULONG *ord, void *pdata, ULONG *
     if (pdata_len == nullptr || (pdata == nullptr && *pdata_len != 0))
         return STATUS_INVALID_PARAMETER;
     std::lock_guard lock(mutex_);
-    if (!have_info_) return STATUS_CONNECTION_INVALID;
+    if (const NTSTATUS status = current_info(); !NT_SUCCESS(status)) return status;
     // RDS: the provider's private-data buffer for this connection (7.8), not
     // the number of bytes the peer sent.
     const ULONG capacity =
@@ -260,7 +267,7 @@ NTSTATUS Connector::connection_data(ULONG *ird, ULONG *ord, void *pdata, ULONG *
 NTSTATUS Connector::address(bool local, PSOCKADDR out, ULONG *length) {
     if (length == nullptr) return STATUS_INVALID_PARAMETER;
     std::lock_guard lock(mutex_);
-    if (!have_info_) return STATUS_CONNECTION_INVALID;
+    if (const NTSTATUS status = current_info(); !NT_SUCCESS(status)) return status;
     return copy_address(local ? info_.local : info_.peer, out, length);
 }
 
@@ -275,13 +282,13 @@ void Connector::on_event(const hw::Eqe &eqe) {
             case hw::EqeType::kConnectReply:
                 if (state_ != State::kConnecting) break;
                 if (NT_SUCCESS(eqe.status)) {
-                    query_connection();
+                    info_changed();
                     state_ = State::kReplied;
                     finish(connect_, STATUS_SUCCESS);
                 } else {
                     // A Reject may carry private data (ndkpi-api.md 7.8): NdkGetConnectionData
                     // on the refused connector returns it, as NDSPI's does.
-                    if (eqe.status == STATUS_CONNECTION_REFUSED) query_connection();
+                    if (eqe.status == STATUS_CONNECTION_REFUSED) info_changed();
                     state_ = State::kDone;
                     finish(connect_, eqe.status);
                 }
@@ -290,7 +297,7 @@ void Connector::on_event(const hw::Eqe &eqe) {
                 if (state_ == State::kAccepting) {
                     // The limits read before Accept were the peer's offer; now they are
                     // the negotiated ones.
-                    query_connection();
+                    info_changed();
                     state_ = State::kConnected;
                     qp_->connected.store(true, std::memory_order_release);
                     finish(accept_, STATUS_SUCCESS);

@@ -661,15 +661,21 @@ class Connector : public Embedded<NDK_CONNECTOR>, public Object {
     void start(Pending &slot, NDK_FN_REQUEST_COMPLETION cb, void *ctx);
     void finish(Pending &slot, NTSTATUS status);
     bool drop(Pending &slot);
-    NTSTATUS query_connection();  // refreshes info_; caller holds mutex_
-    void set_qp(Qp *qp);          // caller holds mutex_
+    // The connection's addresses, IRD/ORD and peer private data (info_) are read from the
+    // device with kQueryConnection when a getter asks for them, not when an event changes
+    // them: an event only marks them stale (info_changed), so a consumer that never asks
+    // costs no round trip. current_info() refreshes stale info; both under mutex_.
+    NTSTATUS current_info();
+    void info_changed();
+    void set_qp(Qp *qp);  // caller holds mutex_
 
     std::mutex mutex_;
     State state_ = State::kIdle;
     uint32_t connection_ = hw::kNoObject;
     Qp *qp_ = nullptr;
     hw::ConnectionInfo info_{};
-    bool have_info_ = false;
+    bool have_info_ = false;   // the device has info for connection_ (an event said so)
+    bool info_stale_ = false;  // info_ predates the last such event
     Pending connect_, accept_, complete_, disconnect_;
     DisconnectNotify disconnect_event_;
     bool disconnect_event_fired_ = false;
