@@ -132,6 +132,8 @@ struct WakeCounters {
     uint64_t wakes_avoided = 0;  // notify() found the peer awake: no system call
     // Sleeper side.
     uint64_t spin_hits = 0;       // work found while spinning
+    uint64_t spins_skipped = 0;   // slept without spinning: the last wait's work came
+                                  // too late for a spin (Sleeper::wait)
     uint64_t sleeps = 0;          // FUTEX_WAIT system calls
     uint64_t sleeps_avoided = 0;  // re-check after announce_sleep() found work
     uint64_t timeouts = 0;        // wait() returned without work
@@ -179,14 +181,25 @@ class Sleeper {
 
     // Spin, then sleep until has_work() is true or `timeout` has passed.
     // Returns has_work()'s last answer.
+    //
+    // Adaptive: the sleeper spins only if the last wait's work came within the spin
+    // time (a spin would have caught it, or did). Work that comes later than that, as
+    // connection events do, found by a sleep, turns spinning off until a wait's work
+    // comes early again: a spin that cannot pay takes the CPU the publisher needs.
     template <class Pred>
     bool wait(Pred &&has_work, std::chrono::nanoseconds timeout = kWaitForever) {
         if (has_work()) return true;
         const auto start = std::chrono::steady_clock::now();
         // Simulated time: only this thread runs, so spinning cannot see new work.
-        if (!sim::attached() && spin(has_work, start)) {
-            ++counters_.spin_hits;
-            return true;
+        const bool may_spin = !sim::attached() && policy_.max_spins != 0 &&
+                              policy_.max_spin_time > std::chrono::nanoseconds::zero();
+        if (may_spin) {
+            if (!spin_pays_) {
+                ++counters_.spins_skipped;
+            } else if (spin(has_work, start)) {
+                ++counters_.spin_hits;
+                return true;
+            }
         }
         for (;;) {
             std::chrono::nanoseconds left = kWaitForever;
@@ -197,7 +210,10 @@ class Sleeper {
                     return false;
                 }
             }
-            if (sleep_once(has_work, left)) return true;
+            if (sleep_once(has_work, left)) {
+                spin_pays_ = std::chrono::steady_clock::now() - start <= policy_.max_spin_time;
+                return true;
+            }
         }
     }
 
@@ -220,7 +236,6 @@ class Sleeper {
   private:
     template <class Pred>
     bool spin(Pred &has_work, std::chrono::steady_clock::time_point start) {
-        if (policy_.max_spin_time <= std::chrono::nanoseconds::zero()) return false;
         for (uint32_t i = 0; i < policy_.max_spins; ++i) {
             cpu_relax();
             if (has_work()) return true;
@@ -232,6 +247,7 @@ class Sleeper {
 
     hw::CacheLineU32 *word_;
     SpinPolicy policy_;
+    bool spin_pays_ = true;  // the last wait's work came within max_spin_time
     WakeCounters counters_;
 };
 

@@ -97,6 +97,44 @@ TEST_CASE("wake: a spinning sleeper finds work without a system call", "[wake]")
     CHECK(sleeper.counters().sleeps == 0);
 }
 
+// Adaptive spinning: a wait whose work came later than the spin time turns the next
+// wait's spin off; a wait whose work came within it turns spinning back on.
+TEST_CASE("wake: a sleeper stops spinning after late work and spins again after early work",
+          "[wake]") {
+    hw::CacheLineU32 sleeping{};
+    hw::CacheLineU32 work{};
+    Sleeper sleeper(sleeping, SpinPolicy{1u << 30, 2ms});
+    Waker waker(sleeping);
+    auto has_work = [&] { return load(work) != 0; };
+    auto publish_after = [&](std::chrono::microseconds delay) {
+        return std::thread([&, delay] {
+            std::this_thread::sleep_for(delay);
+            store(work, 1);
+            waker.notify();
+        });
+    };
+    // Late work (50 ms, far beyond the 2 ms spin): the spin misses, a sleep finds it.
+    std::thread late = publish_after(50ms);
+    CHECK(sleeper.wait(has_work, 5s));
+    late.join();
+    store(work, 0);
+    CHECK(sleeper.counters().spin_hits == 0);
+    CHECK(sleeper.counters().spins_skipped == 0);
+    CHECK(sleeper.counters().sleeps == 1);
+    // So the next wait does not spin; its work comes early (at once), found by the
+    // re-check of the sleep protocol.
+    int polls = 0;
+    CHECK(sleeper.wait([&] { return ++polls >= 2; }, 5s));
+    CHECK(sleeper.counters().spins_skipped == 1);
+    CHECK(sleeper.counters().spin_hits == 0);
+    CHECK(sleeper.counters().sleeps_avoided == 1);
+    // That work came within the spin time, so the wait after it spins again.
+    polls = 0;
+    CHECK(sleeper.wait([&] { return ++polls == 100; }, 5s));
+    CHECK(sleeper.counters().spin_hits == 1);
+    CHECK(sleeper.counters().spins_skipped == 1);
+}
+
 // The window the re-check closes: the sleeper's first look finds nothing, the
 // waker then publishes work and rings while the sleeper is not yet marked as
 // sleeping (so the ring is skipped). Without "announce, fence, re-check" the
