@@ -12,8 +12,9 @@
 //                                                     refused ones counted
 //   softndk-scale-bench [OPTIONS] connects COUNT      COUNT connect + accept + complete +
 //                                                     disconnect cycles between two handles
-//                                                     of one adapter
-//   OPTIONS: --adapter NAME (default: the first adapter), --daemon-pid PID
+//                                                     of one adapter, --in-flight N at once
+//   OPTIONS: --adapter NAME (default: the first adapter), --daemon-pid PID, --in-flight N
+//            (connects set up at once, as rdma-core's cmtime does; default 1)
 //
 // Memory: the consumer's resident set (VmRSS) before and after, and, with --daemon-pid,
 // the daemon's too; divided by the count they are the bytes per object on each side.
@@ -23,12 +24,17 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
+#include <condition_variable>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <deque>
 #include <exception>
 #include <fstream>
+#include <mutex>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -106,6 +112,17 @@ void close_object(NDK_OBJECT_HEADER *object, NDK_FN_CLOSE_OBJECT close) {
 }
 
 VOID ignore_notification(PVOID, NTSTATUS) {}
+
+ULONG sockaddr_length(const sockaddr_storage &a) {
+    return a.ss_family == AF_INET6 ? sizeof(sockaddr_in6) : sizeof(sockaddr_in);
+}
+
+void set_port(sockaddr_storage &a, uint16_t port) {
+    if (a.ss_family == AF_INET6)
+        reinterpret_cast<sockaddr_in6 &>(a).sin6_port = htons(port);
+    else
+        reinterpret_cast<sockaddr_in &>(a).sin_port = htons(port);
+}
 
 // ---- qps: QPs on one adapter, one PD, one CQ, until `count` or the first refusal.
 int run_qps(const WskClient &wsk, const softndk_adapter &adapter, uint64_t count) {
@@ -230,24 +247,263 @@ int run_mrs(const WskClient &wsk, const softndk_adapter &adapter, uint64_t count
     return 0;  // refusals are figures (mrs_refused), not failures
 }
 
-// ---- connects: `count` connections between two adapters of this process, each QP pair
-// connected once (an NDK QP is not reconnected after a disconnect): the QPs are created
-// first, untimed; the clock runs over connect + accept + complete, then disconnect and
-// close of every connector.
-int run_connects(const WskClient &wsk, const softndk_adapter &adapter, uint64_t count) {
-    EndpointOptions options;
-    options.qp_count = static_cast<ULONG>(count);
-    options.buffer_bytes = 4096;
-    Endpoint client(wsk, adapter, options);
-    Endpoint server(wsk, adapter, options);
+// ---- connects: `count` connections between two adapters of this process, as rdma-core's
+// cmtime measures them: up to `in_flight` connections are being set up at once (1: one
+// after the other), each QP pair connected once (an NDK QP is not reconnected after a
+// disconnect). The QPs are created first, untimed. The clock runs over connect + accept +
+// complete, then over disconnect and the close of every connector. Each side reads the
+// connection as a consumer does (local and peer address, private data), and the server
+// checks the client's private data.
+//
+// All NDK calls are made on the main thread; the callbacks only queue what happened.
+struct ConnectBench {
+    enum class Kind { kRequest, kConnected, kCompleted, kAccepted, kDisconnected };
+    struct Happened {
+        Kind kind;
+        size_t index = 0;  // the connection (kRequest: none yet)
+        NTSTATUS status = STATUS_SUCCESS;
+        NDK_CONNECTOR *incoming = nullptr;  // kRequest
+    };
+    // Completion context of one request of one connection.
+    struct Request {
+        ConnectBench *bench = nullptr;
+        Kind kind = Kind::kConnected;
+        size_t index = 0;
+    };
+    struct Connection {
+        NDK_CONNECTOR *client = nullptr;
+        NDK_CONNECTOR *server = nullptr;
+        NDK_QP *client_qp = nullptr;
+        NDK_QP *server_qp = nullptr;
+        Request connected, completed, accepted, disconnected;
+    };
+    struct PrivateData {
+        uint32_t magic;
+        uint32_t index;
+    };
+    static constexpr uint32_t kMagic = 0x54434E43;  // "CNCT"
+
+    std::mutex mutex;
+    std::condition_variable changed;
+    std::deque<Happened> happened;
+    std::vector<Connection> connections;
+
+    void push(Happened h) {
+        {
+            std::lock_guard lock(mutex);
+            happened.push_back(h);
+        }
+        changed.notify_one();
+    }
+    Happened next() {
+        std::unique_lock lock(mutex);
+        if (!changed.wait_for(lock, std::chrono::seconds(30), [this] { return !happened.empty(); }))
+            throw std::runtime_error("connects: nothing happened for 30 s");
+        Happened h = happened.front();
+        happened.pop_front();
+        return h;
+    }
+    static VOID on_request(PVOID context, NTSTATUS status) {
+        auto *r = static_cast<Request *>(context);
+        r->bench->push({r->kind, r->index, status, nullptr});
+    }
+    static VOID on_connect_event(PVOID context, NDK_CONNECTOR *incoming) {
+        static_cast<ConnectBench *>(context)->push({Kind::kRequest, 0, STATUS_SUCCESS, incoming});
+    }
+    static VOID on_disconnect_event(PVOID) {}
+};
+
+// What a consumer reads of a new connection; returns the peer's private data.
+ConnectBench::PrivateData read_connection(NDK_CONNECTOR *c) {
+    sockaddr_storage address{};
+    ULONG length = sizeof address;
+    check(c->Dispatch->NdkGetLocalAddress(c, reinterpret_cast<PSOCKADDR>(&address), &length),
+          "NdkGetLocalAddress");
+    length = sizeof address;
+    check(c->Dispatch->NdkGetPeerAddress(c, reinterpret_cast<PSOCKADDR>(&address), &length),
+          "NdkGetPeerAddress");
+    ConnectBench::PrivateData data{};
+    ULONG bytes = sizeof data;
+    const NTSTATUS s = c->Dispatch->NdkGetConnectionData(c, nullptr, nullptr, &data, &bytes);
+    if (s != STATUS_BUFFER_TOO_SMALL) check(s, "NdkGetConnectionData");
+    return data;
+}
+
+struct ConnectSide {
+    NDK_ADAPTER *adapter = nullptr;
+    NDK_PD *pd = nullptr;
+    NDK_CQ *cq = nullptr;
+
+    ConnectSide(const WskClient &wsk, const softndk_adapter &a) : adapter(wsk.open(a.if_index)) {
+        Completion done;
+        create(done, adapter->Dispatch->NdkCreatePd(adapter, Completion::on_create, &done, &pd),
+               &pd, "NdkCreatePd");
+        done.reset();
+        create(done,
+               adapter->Dispatch->NdkCreateCq(adapter, 64, ignore_notification, nullptr, nullptr,
+                                              Completion::on_create, &done, &cq),
+               &cq, "NdkCreateCq");
+    }
+    NDK_QP *create_qp() {
+        Completion done;
+        NDK_QP *qp = nullptr;
+        create(done,
+               pd->Dispatch->NdkCreateQp(pd, cq, cq, nullptr, 1, 1, 1, 1, 0, Completion::on_create,
+                                         &done, &qp),
+               &qp, "NdkCreateQp");
+        return qp;
+    }
+    NDK_CONNECTOR *create_connector() {
+        Completion done;
+        NDK_CONNECTOR *c = nullptr;
+        create(done,
+               adapter->Dispatch->NdkCreateConnector(adapter, Completion::on_create, &done, &c), &c,
+               "NdkCreateConnector");
+        return c;
+    }
+    void close(const WskClient &wsk) {
+        close_object(&cq->Header, cq->Dispatch->NdkCloseCq);
+        close_object(&pd->Header, pd->Dispatch->NdkClosePd);
+        wsk.close(adapter);
+    }
+};
+
+// A request's final status: inline, or (STATUS_PENDING) later through `bench`.
+bool pending(NTSTATUS inline_status, const char *call) {
+    if (inline_status == STATUS_PENDING) return true;
+    check(inline_status, call);
+    return false;
+}
+
+int run_connects(const WskClient &wsk, const softndk_adapter &adapter, uint64_t count,
+                 uint64_t in_flight) {
+    const sockaddr_storage *own = softndk_adapter_address(&adapter, AF_UNSPEC);
+    if (own == nullptr) throw std::runtime_error("the adapter has no address");
+    sockaddr_storage listen_address = *own;
+    set_port(listen_address, 18600);
+    sockaddr_storage source = *own;
+    set_port(source, 0);  // the provider picks a port
+
+    ConnectSide client(wsk, adapter), server(wsk, adapter);
+    ConnectBench bench;
+    bench.connections.resize(count);
+    for (size_t i = 0; i < count; ++i) {
+        ConnectBench::Connection &c = bench.connections[i];
+        c.client_qp = client.create_qp();
+        c.server_qp = server.create_qp();
+        c.connected = {&bench, ConnectBench::Kind::kConnected, i};
+        c.completed = {&bench, ConnectBench::Kind::kCompleted, i};
+        c.accepted = {&bench, ConnectBench::Kind::kAccepted, i};
+        c.disconnected = {&bench, ConnectBench::Kind::kDisconnected, i};
+    }
+    NDK_LISTENER *listener = nullptr;
+    Completion done;
+    create(done,
+           server.adapter->Dispatch->NdkCreateListener(server.adapter,
+                                                       ConnectBench::on_connect_event, &bench,
+                                                       Completion::on_create, &done, &listener),
+           &listener, "NdkCreateListener");
+    done.reset();
+    check(done.finish(listener->Dispatch->NdkListen(
+              listener, reinterpret_cast<PSOCKADDR>(&listen_address),
+              sockaddr_length(listen_address), Completion::on_request, &done)),
+          "NdkListen");
+
+    using Kind = ConnectBench::Kind;
     const auto start = Clock::now();
-    connect_pair(client, server, 18600, 1);
+    size_t started = 0, client_done = 0, server_done = 0;
+    auto complete = [&](size_t i) {
+        ConnectBench::Connection &c = bench.connections[i];
+        read_connection(c.client);
+        if (!pending(c.client->Dispatch->NdkCompleteConnect(
+                         c.client, ConnectBench::on_disconnect_event, nullptr,
+                         ConnectBench::on_request, &c.completed),
+                     "NdkCompleteConnect"))
+            ++client_done;
+    };
+    while (client_done < count || server_done < count) {
+        for (; started < count && started - client_done < in_flight; ++started) {
+            ConnectBench::Connection &c = bench.connections[started];
+            c.client = client.create_connector();
+            const ConnectBench::PrivateData data{ConnectBench::kMagic,
+                                                 static_cast<uint32_t>(started)};
+            if (!pending(c.client->Dispatch->NdkConnect(
+                             c.client, c.client_qp, reinterpret_cast<PSOCKADDR>(&source),
+                             sockaddr_length(source), reinterpret_cast<PSOCKADDR>(&listen_address),
+                             sockaddr_length(listen_address), 1, 1,
+                             const_cast<ConnectBench::PrivateData *>(&data), sizeof data,
+                             ConnectBench::on_request, &c.connected),
+                         "NdkConnect"))
+                complete(started);
+        }
+        const ConnectBench::Happened h = bench.next();
+        check(h.status, "a connect step");
+        switch (h.kind) {
+            case Kind::kRequest: {
+                const ConnectBench::PrivateData data = read_connection(h.incoming);
+                if (data.magic != ConnectBench::kMagic || data.index >= count ||
+                    bench.connections[data.index].server != nullptr)
+                    throw std::runtime_error("connects: a request with foreign private data");
+                ConnectBench::Connection &c = bench.connections[data.index];
+                c.server = h.incoming;
+                if (!pending(
+                        c.server->Dispatch->NdkAccept(c.server, c.server_qp, 1, 1, nullptr, 0,
+                                                      ConnectBench::on_disconnect_event, nullptr,
+                                                      ConnectBench::on_request, &c.accepted),
+                        "NdkAccept"))
+                    ++server_done;
+                break;
+            }
+            case Kind::kConnected:
+                complete(h.index);
+                break;
+            case Kind::kCompleted:
+                ++client_done;
+                break;
+            case Kind::kAccepted:
+                ++server_done;
+                break;
+            case Kind::kDisconnected:
+                throw std::runtime_error("connects: a disconnect before any was asked for");
+        }
+    }
     const double connect_s = seconds_since(start);
+
+    // Disconnect from the client side, `in_flight` at a time, then close every connector.
     const auto disconnect_start = Clock::now();
-    disconnect_pair(client, server);
+    size_t asked = 0, disconnected = 0;
+    while (disconnected < count) {
+        for (; asked < count && asked - disconnected < in_flight; ++asked) {
+            ConnectBench::Connection &c = bench.connections[asked];
+            if (!pending(c.client->Dispatch->NdkDisconnect(c.client, ConnectBench::on_request,
+                                                           &c.disconnected),
+                         "NdkDisconnect"))
+                ++disconnected;
+        }
+        if (disconnected == count) break;
+        const ConnectBench::Happened h = bench.next();
+        if (h.kind != Kind::kDisconnected)
+            throw std::runtime_error("connects: an unexpected event while disconnecting");
+        check(h.status, "NdkDisconnect");
+        ++disconnected;
+    }
+    for (ConnectBench::Connection &c : bench.connections) {
+        close_object(&c.client->Header, c.client->Dispatch->NdkCloseConnector);
+        close_object(&c.server->Header, c.server->Dispatch->NdkCloseConnector);
+    }
     const double disconnect_s = seconds_since(disconnect_start);
+
+    close_object(&listener->Header, listener->Dispatch->NdkCloseListener);
+    for (ConnectBench::Connection &c : bench.connections) {
+        close_object(&c.client_qp->Header, c.client_qp->Dispatch->NdkCloseQp);
+        close_object(&c.server_qp->Header, c.server_qp->Dispatch->NdkCloseQp);
+    }
+    client.close(wsk);
+    server.close(wsk);
+
     const double total = connect_s + disconnect_s;
     fmt::print("connects={}\n", count);
+    fmt::print("connects_in_flight={}\n", std::min(in_flight, count));
     fmt::print("connect_s={:.3f}\n", connect_s);
     fmt::print("disconnect_s={:.3f}\n", disconnect_s);
     fmt::print("connects_per_s={:.0f}\n", static_cast<double>(count) / total);
@@ -256,8 +512,9 @@ int run_connects(const WskClient &wsk, const softndk_adapter &adapter, uint64_t 
 
 int usage() {
     std::fputs(
-        "usage: softndk-scale-bench [--adapter NAME] [--daemon-pid PID]\n"
+        "usage: softndk-scale-bench [--adapter NAME] [--daemon-pid PID] [--in-flight N]\n"
         "                           qps COUNT | mrs COUNT [BYTES] | connects COUNT\n"
+        "  (--in-flight: connections set up at once by connects, default 1)\n"
         "  (SOFTNDK_MODE=daemon: through softndk rnic; --daemon-pid: its pid, for the\n"
         "   daemon's memory per object)\n",
         stderr);
@@ -269,8 +526,15 @@ int usage() {
 int main(int argc, char **argv) {
     std::vector<std::string> args(argv + 1, argv + argc);
     std::string adapter_name;
-    while (args.size() >= 2 && (args[0] == "--adapter" || args[0] == "--daemon-pid")) {
-        (args[0] == "--adapter" ? adapter_name : daemon_pid) = args[1];
+    uint64_t in_flight = 1;
+    while (args.size() >= 2 &&
+           (args[0] == "--adapter" || args[0] == "--daemon-pid" || args[0] == "--in-flight")) {
+        if (args[0] == "--in-flight") {
+            in_flight = std::strtoull(args[1].c_str(), nullptr, 10);
+            if (in_flight == 0) return usage();
+        } else {
+            (args[0] == "--adapter" ? adapter_name : daemon_pid) = args[1];
+        }
         args.erase(args.begin(), args.begin() + 2);
     }
     if (args.size() < 2) return usage();
@@ -290,7 +554,7 @@ int main(int argc, char **argv) {
             if (bytes == 0) return usage();
             return run_mrs(wsk, adapter, count, bytes);
         }
-        if (what == "connects") return run_connects(wsk, adapter, count);
+        if (what == "connects") return run_connects(wsk, adapter, count, in_flight);
         return usage();
     } catch (const std::exception &e) {
         std::fprintf(stderr, "softndk-scale-bench: %s\n", e.what());
