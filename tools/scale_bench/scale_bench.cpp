@@ -113,17 +113,6 @@ void close_object(NDK_OBJECT_HEADER *object, NDK_FN_CLOSE_OBJECT close) {
 
 VOID ignore_notification(PVOID, NTSTATUS) {}
 
-ULONG sockaddr_length(const sockaddr_storage &a) {
-    return a.ss_family == AF_INET6 ? sizeof(sockaddr_in6) : sizeof(sockaddr_in);
-}
-
-void set_port(sockaddr_storage &a, uint16_t port) {
-    if (a.ss_family == AF_INET6)
-        reinterpret_cast<sockaddr_in6 &>(a).sin6_port = htons(port);
-    else
-        reinterpret_cast<sockaddr_in &>(a).sin_port = htons(port);
-}
-
 // ---- qps: QPs on one adapter, one PD, one CQ, until `count` or the first refusal.
 int run_qps(const WskClient &wsk, const softndk_adapter &adapter, uint64_t count) {
     NDK_ADAPTER *a = wsk.open(adapter.if_index);

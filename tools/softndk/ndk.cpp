@@ -25,6 +25,14 @@ T *as(NDK_OBJECT_HEADER *object) {
     return reinterpret_cast<T *>(object);
 }
 
+// Closes an object and waits for the close to finish.
+void close_object(NDK_OBJECT_HEADER *object, NDK_FN_CLOSE_OBJECT close) {
+    Completion done;
+    done.finish(close(object, Completion::on_close, &done));
+}
+
+}  // namespace
+
 ULONG sockaddr_length(const sockaddr_storage &a) {
     return a.ss_family == AF_INET6 ? sizeof(sockaddr_in6) : sizeof(sockaddr_in);
 }
@@ -35,14 +43,6 @@ void set_port(sockaddr_storage &a, uint16_t port) {
     else
         reinterpret_cast<sockaddr_in &>(a).sin_port = htons(port);
 }
-
-// Closes an object and waits for the close to finish.
-void close_object(NDK_OBJECT_HEADER *object, NDK_FN_CLOSE_OBJECT close) {
-    Completion done;
-    done.finish(close(object, Completion::on_close, &done));
-}
-
-}  // namespace
 
 // ---------------------------------------------------------------------------
 // Errors

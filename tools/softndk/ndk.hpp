@@ -53,6 +53,11 @@ const char *technology_name(NDK_RDMA_TECHNOLOGY technology);
 // Throws NdkError unless NT_SUCCESS(status).
 void check(NTSTATUS status, const char *call);
 
+// The length NDK calls take with an address of a's family (sockaddr_in or sockaddr_in6).
+ULONG sockaddr_length(const sockaddr_storage &a);
+// Sets a's port (host order in, network order stored).
+void set_port(sockaddr_storage &a, uint16_t port);
+
 // One WSK client registration with the NDK extension's dispatch table copied
 // out of WskControlClient.
 class WskClient {
