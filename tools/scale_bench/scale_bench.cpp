@@ -531,20 +531,26 @@ int main(int argc, char **argv) {
     const uint64_t count = std::strtoull(args[1].c_str(), nullptr, 10);
     if (count == 0) return usage();
     try {
-        // Never destroyed: after a failure an adapter may still be open, and WskDeregister
-        // would wait for it forever. The process ends right after.
-        const WskClient &wsk = *new WskClient;
+        // Deleted only after a run that closed every object and adapter it opened: after
+        // a failure (an exception) an adapter may still be open, and WskDeregister would
+        // wait for it forever. The process ends right after either way.
+        auto *wsk = new WskClient;
         const softndk_adapter adapter =
             find_adapter(adapter_name.empty() ? nullptr : adapter_name.c_str());
-        if (what == "qps") return run_qps(wsk, adapter, count);
-        if (what == "mrs") {
+        int status = 0;
+        if (what == "qps") {
+            status = run_qps(*wsk, adapter, count);
+        } else if (what == "mrs") {
             const uint64_t bytes =
                 args.size() > 2 ? std::strtoull(args[2].c_str(), nullptr, 10) : 64;
-            if (bytes == 0) return usage();
-            return run_mrs(wsk, adapter, count, bytes);
+            status = bytes == 0 ? usage() : run_mrs(*wsk, adapter, count, bytes);
+        } else if (what == "connects") {
+            status = run_connects(*wsk, adapter, count, in_flight);
+        } else {
+            status = usage();
         }
-        if (what == "connects") return run_connects(wsk, adapter, count, in_flight);
-        return usage();
+        delete wsk;
+        return status;
     } catch (const std::exception &e) {
         std::fprintf(stderr, "softndk-scale-bench: %s\n", e.what());
         return 1;
