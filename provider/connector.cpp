@@ -65,8 +65,8 @@ void Connector::set_qp(Qp *qp) {
 }
 
 NTSTATUS Connector::current_info() {
-    if (!have_info_) return STATUS_CONNECTION_INVALID;
-    if (!info_stale_) return STATUS_SUCCESS;
+    if (info_state_ == InfoState::kNone) return STATUS_CONNECTION_INVALID;
+    if (info_state_ == InfoState::kCurrent) return STATUS_SUCCESS;
     hw::ObjectRequest request{};
     request.object = connection_;
     hw::QueryConnectionResponse response{};
@@ -74,14 +74,13 @@ NTSTATUS Connector::current_info() {
         adapter()->execute(hw::CommandOpcode::kQueryConnection, request, response);
     if (NT_SUCCESS(status)) {
         info_ = response.info;
-        info_stale_ = false;
+        info_state_ = InfoState::kCurrent;
     }
     return status;
 }
 
 void Connector::info_changed() {
-    have_info_ = true;
-    info_stale_ = true;
+    info_state_ = InfoState::kStale;
 }
 
 void Connector::adopt_incoming(uint32_t connection, Listener *listener) {

@@ -674,8 +674,10 @@ class Connector : public Embedded<NDK_CONNECTOR>, public Object {
     uint32_t connection_ = hw::kNoObject;
     Qp *qp_ = nullptr;
     hw::ConnectionInfo info_{};
-    bool have_info_ = false;   // the device has info for connection_ (an event said so)
-    bool info_stale_ = false;  // info_ predates the last such event
+    // kNone: no event has said the device has info for connection_ yet; kStale: one has,
+    // since info_ was last read; kCurrent: info_ is what the device has.
+    enum class InfoState : uint8_t { kNone, kStale, kCurrent };
+    InfoState info_state_ = InfoState::kNone;
     Pending connect_, accept_, complete_, disconnect_;
     DisconnectNotify disconnect_event_;
     bool disconnect_event_fired_ = false;
