@@ -113,19 +113,56 @@ void close_object(NDK_OBJECT_HEADER *object, NDK_FN_CLOSE_OBJECT close) {
 
 VOID ignore_notification(PVOID, NTSTATUS) {}
 
+// One adapter with one PD and one CQ (never armed: nothing here polls it), on which the
+// runs create their QPs and connectors.
+struct AdapterSide {
+    NDK_ADAPTER *adapter = nullptr;
+    NDK_PD *pd = nullptr;
+    NDK_CQ *cq = nullptr;
+
+    AdapterSide(const WskClient &wsk, const softndk_adapter &a) : adapter(wsk.open(a.if_index)) {
+        Completion done;
+        create(done, adapter->Dispatch->NdkCreatePd(adapter, Completion::on_create, &done, &pd),
+               &pd, "NdkCreatePd");
+        done.reset();
+        create(done,
+               adapter->Dispatch->NdkCreateCq(adapter, 64, ignore_notification, nullptr, nullptr,
+                                              Completion::on_create, &done, &cq),
+               &cq, "NdkCreateCq");
+    }
+    // A QP of depth 1 each way on the CQ; the final status of NdkCreateQp.
+    NTSTATUS try_create_qp(NDK_QP **qp) {
+        Completion done;
+        const NTSTATUS inline_status = pd->Dispatch->NdkCreateQp(pd, cq, cq, nullptr, 1, 1, 1, 1, 0,
+                                                                 Completion::on_create, &done, qp);
+        const NTSTATUS s = done.finish(inline_status);
+        if (NT_SUCCESS(s) && inline_status == STATUS_PENDING)
+            *qp = reinterpret_cast<NDK_QP *>(done.object);
+        return s;
+    }
+    NDK_QP *create_qp() {
+        NDK_QP *qp = nullptr;
+        check(try_create_qp(&qp), "NdkCreateQp");
+        return qp;
+    }
+    NDK_CONNECTOR *create_connector() {
+        Completion done;
+        NDK_CONNECTOR *c = nullptr;
+        create(done,
+               adapter->Dispatch->NdkCreateConnector(adapter, Completion::on_create, &done, &c), &c,
+               "NdkCreateConnector");
+        return c;
+    }
+    void close(const WskClient &wsk) {
+        close_object(&cq->Header, cq->Dispatch->NdkCloseCq);
+        close_object(&pd->Header, pd->Dispatch->NdkClosePd);
+        wsk.close(adapter);
+    }
+};
+
 // ---- qps: QPs on one adapter, one PD, one CQ, until `count` or the first refusal.
 int run_qps(const WskClient &wsk, const softndk_adapter &adapter, uint64_t count) {
-    NDK_ADAPTER *a = wsk.open(adapter.if_index);
-    Completion done;
-    NDK_PD *pd = nullptr;
-    create(done, a->Dispatch->NdkCreatePd(a, Completion::on_create, &done, &pd), &pd,
-           "NdkCreatePd");
-    NDK_CQ *cq = nullptr;
-    done.reset();
-    create(done,
-           a->Dispatch->NdkCreateCq(a, 64, ignore_notification, nullptr, nullptr,
-                                    Completion::on_create, &done, &cq),
-           &cq, "NdkCreateCq");
+    AdapterSide side(wsk, adapter);
     std::vector<NDK_QP *> qps;
     qps.reserve(count);
     NTSTATUS refusal = STATUS_SUCCESS;
@@ -133,15 +170,10 @@ int run_qps(const WskClient &wsk, const softndk_adapter &adapter, uint64_t count
     const auto start = Clock::now();
     while (qps.size() < count) {
         NDK_QP *qp = nullptr;
-        done.reset();
-        const NTSTATUS inline_status = pd->Dispatch->NdkCreateQp(pd, cq, cq, nullptr, 1, 1, 1, 1, 0,
-                                                                 Completion::on_create, &done, &qp);
-        const NTSTATUS s = done.finish(inline_status);
-        if (!NT_SUCCESS(s)) {
+        if (const NTSTATUS s = side.try_create_qp(&qp); !NT_SUCCESS(s)) {
             refusal = s;
             break;
         }
-        if (inline_status == STATUS_PENDING) qp = reinterpret_cast<NDK_QP *>(done.object);
         qps.push_back(qp);
     }
     const double create_s = seconds_since(start);
@@ -154,9 +186,7 @@ int run_qps(const WskClient &wsk, const softndk_adapter &adapter, uint64_t count
     for (NDK_QP *qp : qps)
         close_object(&qp->Header, qp->Dispatch->NdkCloseQp);
     fmt::print("qps_close_s={:.2f}\n", seconds_since(close_start));
-    close_object(&cq->Header, cq->Dispatch->NdkCloseCq);
-    close_object(&pd->Header, pd->Dispatch->NdkClosePd);
-    wsk.close(a);
+    side.close(wsk);
     return qps.size() == count ? 0 : 1;
 }
 
@@ -318,45 +348,6 @@ ConnectBench::PrivateData read_connection(NDK_CONNECTOR *c) {
     return data;
 }
 
-struct ConnectSide {
-    NDK_ADAPTER *adapter = nullptr;
-    NDK_PD *pd = nullptr;
-    NDK_CQ *cq = nullptr;
-
-    ConnectSide(const WskClient &wsk, const softndk_adapter &a) : adapter(wsk.open(a.if_index)) {
-        Completion done;
-        create(done, adapter->Dispatch->NdkCreatePd(adapter, Completion::on_create, &done, &pd),
-               &pd, "NdkCreatePd");
-        done.reset();
-        create(done,
-               adapter->Dispatch->NdkCreateCq(adapter, 64, ignore_notification, nullptr, nullptr,
-                                              Completion::on_create, &done, &cq),
-               &cq, "NdkCreateCq");
-    }
-    NDK_QP *create_qp() {
-        Completion done;
-        NDK_QP *qp = nullptr;
-        create(done,
-               pd->Dispatch->NdkCreateQp(pd, cq, cq, nullptr, 1, 1, 1, 1, 0, Completion::on_create,
-                                         &done, &qp),
-               &qp, "NdkCreateQp");
-        return qp;
-    }
-    NDK_CONNECTOR *create_connector() {
-        Completion done;
-        NDK_CONNECTOR *c = nullptr;
-        create(done,
-               adapter->Dispatch->NdkCreateConnector(adapter, Completion::on_create, &done, &c), &c,
-               "NdkCreateConnector");
-        return c;
-    }
-    void close(const WskClient &wsk) {
-        close_object(&cq->Header, cq->Dispatch->NdkCloseCq);
-        close_object(&pd->Header, pd->Dispatch->NdkClosePd);
-        wsk.close(adapter);
-    }
-};
-
 // A request's final status: inline, or (STATUS_PENDING) later through `bench`.
 bool pending(NTSTATUS inline_status, const char *call) {
     if (inline_status == STATUS_PENDING) return true;
@@ -373,7 +364,7 @@ int run_connects(const WskClient &wsk, const softndk_adapter &adapter, uint64_t 
     sockaddr_storage source = *own;
     set_port(source, 0);  // the provider picks a port
 
-    ConnectSide client(wsk, adapter), server(wsk, adapter);
+    AdapterSide client(wsk, adapter), server(wsk, adapter);
     ConnectBench bench;
     bench.connections.resize(count);
     for (size_t i = 0; i < count; ++i) {
