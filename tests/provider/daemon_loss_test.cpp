@@ -4,6 +4,7 @@
 // with-daemon.sh, which fails any test whose daemon died. CTest runs it on its own.
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <sys/wait.h>
@@ -38,6 +39,9 @@ struct Daemon {
         pid = ::fork();
         REQUIRE(pid >= 0);
         if (pid == 0) {
+            // Dies with the test: a daemon left by a failed REQUIRE would hold ctest's
+            // stderr pipe, and ctest would wait for it.
+            ::prctl(PR_SET_PDEATHSIG, SIGKILL);
             const int null = ::open("/dev/null", O_WRONLY);
             ::dup2(null, STDOUT_FILENO);
             ::execl(softndk, softndk, "rnic", "--socket", socket.c_str(), "--log-level", "error",

@@ -9,6 +9,7 @@
 // SOFTNDK_BENCH_SOCKET set they talk to an external `softndk rnic` instead.
 #include <fcntl.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/un.h>
@@ -19,6 +20,7 @@
 #include <atomic>
 #include <catch2/catch.hpp>
 #include <chrono>
+#include <csignal>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -130,6 +132,18 @@ int in_child_process(Fn &&body) {
     if (child < 0 || ::waitpid(child, &status, 0) != child || !WIFEXITED(status)) return -1;
     return WEXITSTATUS(status);
 }
+
+// Kills and reaps a child process however the test ends, a failed REQUIRE included.
+struct KillOnExit {
+    pid_t pid;
+    explicit KillOnExit(pid_t child) : pid(child) {}
+    KillOnExit(const KillOnExit &) = delete;
+    KillOnExit &operator=(const KillOnExit &) = delete;
+    ~KillOnExit() {
+        ::kill(pid, SIGKILL);
+        ::waitpid(pid, nullptr, 0);
+    }
+};
 
 // One request, its response: the status, or nullopt if the daemon closed the session.
 template <class Request, class Response>
@@ -520,6 +534,9 @@ TEST_CASE(
     const pid_t child = ::fork();
     REQUIRE(child >= 0);
     if (child == 0) {
+        // The daemon child holds ctest's output pipe: one left behind by a failed
+        // REQUIRE would keep ctest waiting for the pipe's end, long after this test.
+        ::prctl(PR_SET_PDEATHSIG, SIGKILL);
         ::close(ready[0]);
         int code = 0;
         try {
@@ -543,6 +560,7 @@ TEST_CASE(
         ::_exit(code);
     }
     ::close(ready[1]);
+    const KillOnExit daemon_child{child};
     char byte = 0;
     REQUIRE(::read(ready[0], &byte, 1) == 1);
     ::close(ready[0]);
@@ -590,9 +608,6 @@ TEST_CASE(
     ::close(next);
     int wstatus = 0;
     CHECK(::waitpid(child, &wstatus, WNOHANG) == 0);  // still running
-    ::kill(child, SIGTERM);
-    ::kill(child, SIGKILL);
-    ::waitpid(child, &wstatus, 0);
 }
 
 TEST_CASE("pipelined requests are answered in order across the daemon's per-turn limit",
