@@ -4,7 +4,6 @@
 // device and, under tests/support/with-daemon.sh, through `softndk rnic`. Tests
 // tagged [cross-process] start daemons of their own: two consumer processes
 // meet in one daemon, and one of them dies.
-#define CATCH_CONFIG_MAIN
 #include <catch2/catch.hpp>
 
 #include <fcntl.h>

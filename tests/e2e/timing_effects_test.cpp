@@ -4,7 +4,6 @@
 // comparisons of modeled figures, not timed tests: the host's speed does not enter.
 // Embedded mode only (`--profile` sets up perf's own adapters). The commands are the
 // ones docs/timing.md §7 prints.
-#define CATCH_CONFIG_MAIN
 #include <catch2/catch.hpp>
 
 #include <sys/wait.h>
