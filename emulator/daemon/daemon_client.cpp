@@ -1,6 +1,7 @@
 #include "daemon/daemon_client.hpp"
 
 #include <poll.h>
+#include <sched.h>
 #include <sys/eventfd.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
@@ -19,6 +20,7 @@
 #include "daemon/socket_security.hpp"
 #include "device/log.hpp"
 #include "device/status.hpp"
+#include "softndk/monotonic.hpp"
 #include "softndk/wake.hpp"
 
 namespace softndk::emu::daemon {
@@ -185,6 +187,9 @@ int32_t DaemonClient::execute(const hw::CommandHeader &request, hw::ResponseHead
         } else if (request.opcode == hw::CommandOpcode::kBuildLam &&
                    request.request_bytes == sizeof(hw::BuildLamRequest) && fds.empty()) {
             s = build_lam(request, response, response_bytes, received);
+        } else if (hw::command_slot_serves(request.opcode) && fds.empty() &&
+                   control_.load(std::memory_order_relaxed) != nullptr) {
+            s = slot_round_trip(request, response, response_bytes);
         } else {
             s = round_trip(request, response, response_bytes, fds, received);
         }
@@ -204,24 +209,8 @@ int32_t DaemonClient::round_trip(const hw::CommandHeader &request, hw::ResponseH
         return status::kInvalidParameter;
     }
     auto removed = [&] {
-        // A timeout leaves the stream mid-message: the session cannot go on either way.
-        const bool timed_out = errno == EAGAIN || errno == EWOULDBLOCK;
-        if (!broken_) {
-            if (timed_out) {
-                logger(Component::kDevice)
-                    .error("the daemon did not answer within {} ms: treating it as gone",
-                           reply_timeout().count());
-            } else {
-                logger(Component::kDevice)
-                    .error("daemon connection lost: {}", std::strerror(errno));
-            }
-            ::shutdown(socket_.get(), SHUT_RDWR);
-        }
-        const int32_t s = timed_out && !broken_ ? status::kIoTimeout : status::kDeviceRemoved;
-        broken_ = true;
         received.clear();
-        write_status(response, response_bytes, request.sequence, s);
-        return s;
+        return lost(request, response, response_bytes, errno == EAGAIN || errno == EWOULDBLOCK);
     };
     if (broken_) return removed();
     const auto *bytes = reinterpret_cast<const std::byte *>(&request);
@@ -233,6 +222,77 @@ int32_t DaemonClient::round_trip(const hw::CommandHeader &request, hw::ResponseH
     std::memcpy(&response, body.data(), std::min<size_t>(response_bytes, frame.response_bytes));
     hw::ResponseHeader h;
     std::memcpy(&h, body.data(), sizeof(h));
+    return h.status;
+}
+
+int32_t DaemonClient::lost(const hw::CommandHeader &request, hw::ResponseHeader &response,
+                           size_t response_bytes, bool timed_out) {
+    // A timeout leaves the stream mid-message: the session cannot go on either way.
+    if (!broken_) {
+        if (timed_out) {
+            logger(Component::kDevice)
+                .error("the daemon did not answer within {} ms: treating it as gone",
+                       reply_timeout().count());
+        } else {
+            logger(Component::kDevice).error("daemon connection lost: {}", std::strerror(errno));
+        }
+        ::shutdown(socket_.get(), SHUT_RDWR);
+    }
+    const int32_t s = timed_out && !broken_ ? status::kIoTimeout : status::kDeviceRemoved;
+    broken_ = true;
+    write_status(response, response_bytes, request.sequence, s);
+    return s;
+}
+
+int32_t DaemonClient::slot_round_trip(const hw::CommandHeader &request,
+                                      hw::ResponseHeader &response, size_t response_bytes) {
+    if (request.request_bytes < sizeof(hw::CommandHeader) ||
+        request.request_bytes > hw::kCommandSlotBytes) {
+        write_status(response, response_bytes, request.sequence, status::kInvalidParameter);
+        return status::kInvalidParameter;
+    }
+    if (broken_) return lost(request, response, response_bytes, false);
+    hw::CommandSlot &slot = control_.load(std::memory_order_relaxed)->command;
+    const uint32_t sequence = ++slot_sequence_;
+    std::memcpy(slot.request, &request, request.request_bytes);
+    std::atomic_ref(slot.request_sequence.value).store(sequence, std::memory_order_release);
+    ring();
+    std::atomic_ref answered(slot.response_sequence.value);
+    auto done = [&] { return answered.load(std::memory_order_acquire) == sequence; };
+    // Spin first, as for a socket answer (kReplySpinNs), yielding every 256 polls as the
+    // doorbell thread does: the thread that answers may be waiting for this CPU.
+    if (spinning_pays()) {
+        const uint64_t until = monotonic_ns() + kReplySpinNs;
+        for (uint32_t i = 1; !done(); ++i) {
+            cpu_relax();
+            if ((i & 255) == 0) {
+                if (monotonic_ns() >= until) break;
+                ::sched_yield();
+            }
+        }
+    }
+    // Then sleep, in slices: between them, a daemon that hung up (its end of the socket
+    // closed: it died or dropped the session) ends the wait, as does reply_timeout().
+    constexpr auto kSlice = std::chrono::milliseconds(20);
+    const auto timeout = reply_timeout();
+    const auto deadline = std::chrono::steady_clock::now() + timeout;
+    while (!done()) {
+        announce_sleep(slot.host_waiting);
+        const uint32_t seen = answered.load(std::memory_order_acquire);
+        if (seen != sequence) futex_wait(slot.response_sequence.value, seen, kSlice);
+        cancel_sleep(slot.host_waiting);
+        if (done()) break;
+        pollfd hangup{socket_.get(), POLLRDHUP, 0};
+        if (::poll(&hangup, 1, 0) > 0 && (hangup.revents & (POLLRDHUP | POLLHUP | POLLERR))) {
+            errno = ECONNRESET;
+            return lost(request, response, response_bytes, false);
+        }
+        if (timeout.count() != 0 && std::chrono::steady_clock::now() >= deadline)
+            return lost(request, response, response_bytes, true);
+    }
+    std::memcpy(&response, slot.response, std::min<size_t>(response_bytes, hw::kCommandSlotBytes));
+    hw::ResponseHeader h;
+    std::memcpy(&h, slot.response, sizeof(h));
     return h.status;
 }
 

@@ -1,12 +1,15 @@
 // daemon_client.hpp - DeviceClient over the daemon's control socket (daemon mode).
 //
 //   execute()      = the request struct over the socket, the response back (one at a
-//                    time: a mutex serialises callers). kRegisterMr with a plain address
-//                    (fd_index = kNoFd, as the provider sends it) is rewritten here: the
-//                    range's pages move into the process's RegistrationMirror and the
-//                    request names the mirror fd at file offset = address. The pages go
-//                    back to private memory when the MR is deregistered or freed, or the
-//                    context detaches;
+//                    time: a mutex serialises callers); the connection manager's
+//                    commands through the context's command slot in shared memory
+//                    instead (hw_interface.hpp §8: no system call while both spin).
+//                    kRegisterMr with a plain address (fd_index = kNoFd, as the
+//                    provider sends it) is rewritten here: the range's pages move into
+//                    the process's RegistrationMirror and the request names the
+//                    mirror fd at file offset = address. The pages go back to private
+//                    memory when the MR is deregistered or freed, or the context
+//                    detaches;
 //   map()          = mmap(MAP_SHARED) of the fd a MemoryHandle of the LAST response on
 //                    this thread names, after checking it is sealed against shrinking;
 //   ring()         = the waker side of the wake protocol on this context's control page
@@ -78,6 +81,14 @@ class DaemonClient final : public DeviceClient {
                                                       uint32_t if_index,
                                                       struct DaemonStatusResponse &status,
                                                       std::string &error);
+    // One command through the context's command slot (hw_interface.hpp §8) instead of
+    // the socket: for command_slot_serves() opcodes without fds. Caller holds mutex_.
+    int32_t slot_round_trip(const hw::CommandHeader &request, hw::ResponseHeader &response,
+                            size_t response_bytes);
+    // The session is lost (the daemon hung up, or did not answer in time): logs it once,
+    // shuts the socket, writes and returns the status. Caller holds mutex_.
+    int32_t lost(const hw::CommandHeader &request, hw::ResponseHeader &response,
+                 size_t response_bytes, bool timed_out);
     // One round trip; `received` gets the response's fds. Caller holds mutex_.
     int32_t round_trip(const hw::CommandHeader &request, hw::ResponseHeader &response,
                        size_t response_bytes, std::span<const int> fds,
@@ -112,6 +123,7 @@ class DaemonClient final : public DeviceClient {
     std::mutex mutex_;
     UniqueFd socket_;
     bool broken_ = false;
+    uint32_t slot_sequence_ = 0;  // the command slot's last request_sequence (mutex_)
     std::atomic<hw::ContextControlPage *> control_{nullptr};
     std::unique_ptr<Mapping> control_mapping_;
     std::map<uint32_t, Range> registrations_;  // MPT index -> mirrored range

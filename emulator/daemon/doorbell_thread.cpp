@@ -7,8 +7,11 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
+#include <cstring>
 
 #include "device/log.hpp"
+#include "device/status.hpp"
 #include "softndk/wake.hpp"
 
 namespace softndk::emu::daemon {
@@ -93,9 +96,51 @@ void DoorbellThread::poke() {
 bool DoorbellThread::pending(const Entry &e) {
     // `pending` is set after the words and the summaries (hw_interface.hpp §7), and
     // before the provider's fence and look at device_sleeping: it alone says whether to
-    // sleep, one load per context however many queues the context has.
+    // sleep, one load per context however many queues the context has. The command
+    // slot's sequence is published the same way, before the provider's ring.
     auto &d = const_cast<hw::DoorbellBitmaps &>(e.page()->doorbells);
-    return std::atomic_ref(d.pending).load(std::memory_order_relaxed) != 0;
+    return std::atomic_ref(d.pending).load(std::memory_order_relaxed) != 0 || command_pending(e);
+}
+
+bool DoorbellThread::command_pending(const Entry &e) {
+    return std::atomic_ref(e.page()->command.request_sequence.value)
+               .load(std::memory_order_relaxed) != e.served_command;
+}
+
+void DoorbellThread::serve_command(const Entry &e) {
+    hw::CommandSlot &slot = e.page()->command;
+    const uint32_t sequence =
+        std::atomic_ref(slot.request_sequence.value).load(std::memory_order_acquire);
+    e.served_command = sequence;
+    // The request is copied out before a byte of it is read: the provider may go on
+    // writing the shared slot, and the device must see one consistent request.
+    alignas(8) std::array<std::byte, hw::kCommandSlotBytes> request;
+    std::memcpy(request.data(), slot.request, request.size());
+    hw::CommandHeader header;
+    std::memcpy(&header, request.data(), sizeof header);
+    alignas(8) std::array<std::byte, hw::kCommandSlotBytes> response{};
+    int32_t s;
+    if (header.request_bytes < sizeof(hw::CommandHeader) ||
+        header.request_bytes > hw::kCommandSlotBytes || !hw::command_slot_serves(header.opcode)) {
+        s = status::kInvalidParameter;
+    } else {
+        try {
+            s = e.device->execute(e.context, std::span(request).first(header.request_bytes),
+                                  response);
+        } catch (const std::exception &error) {
+            // As a socket command that throws closes only its session: the command
+            // fails, the thread serves on.
+            logger(Component::kDevice)
+                .error("context {}: command {:#x} failed: {}", e.context,
+                       static_cast<unsigned>(header.opcode), error.what());
+            s = status::kInsufficientResources;
+        }
+    }
+    const hw::ResponseHeader answer{header.sequence, s};
+    std::memcpy(response.data(), &answer, sizeof answer);
+    std::memcpy(slot.response, response.data(), response.size());
+    std::atomic_ref(slot.response_sequence.value).store(sequence, std::memory_order_release);
+    if (claim_sleeper(slot.host_waiting)) futex_wake(slot.response_sequence.value);
 }
 
 void DoorbellThread::run() {
@@ -130,10 +175,10 @@ void DoorbellThread::run() {
     auto pass = [&] {
         bool worked = false;
         for (const auto &e : local) {
-            if (pending(*e)) {
-                e->device->service(e->context);
-                worked = true;
-            }
+            if (!pending(*e)) continue;
+            if (command_pending(*e)) serve_command(*e);
+            e->device->service(e->context);
+            worked = true;
         }
         return worked;
     };

@@ -1,6 +1,10 @@
 // doorbell_thread.hpp - the daemon's device thread: services every attached
 // context's doorbell bitmaps (Device::service), spin-then-sleep.
 //
+// It also serves each context's command slot (hw_interface.hpp §8): a control
+// command the provider wrote to shared memory instead of the socket, executed here
+// like a doorbell and answered in the slot.
+//
 // Wake design (docs/daemon.md "Wake-up"). Each context keeps the standard protocol
 // of hw_interface.hpp §7 on ITS OWN control page: the client's ring() is exactly the
 // embedded Waker (fence; if device_sleeping == 1, exchange it to 0 and FUTEX_WAKE it).
@@ -59,6 +63,9 @@ class DoorbellThread {
         uint32_t context = 0;
         uint32_t process_id = 0;  // the consumer's pid (0 = unknown: a process of its own)
         std::shared_ptr<const Mapping> control;  // this context's ContextControlPage
+        // The command slot's last request served (hw_interface.hpp §8): the device's
+        // own record, never the shared page's. Only the doorbell thread touches it.
+        mutable uint32_t served_command = 0;
         hw::ContextControlPage *page() const {
             return reinterpret_cast<hw::ContextControlPage *>(control->data());
         }
@@ -89,6 +96,9 @@ class DoorbellThread {
     void run();
     void poke();  // wakes the thread after a change of entries_ / stopping_
     static bool pending(const Entry &e);
+    static bool command_pending(const Entry &e);
+    // Executes the command in e's slot and answers it (hw_interface.hpp §8).
+    static void serve_command(const Entry &e);
 
     const std::chrono::nanoseconds spin_;
     const SpinPolicy policy_;

@@ -40,7 +40,7 @@ namespace softndk::hw {
 
 // Bumped on any incompatible change to a struct in this file. The device
 // reports it in the attach response and the provider refuses a mismatch.
-inline constexpr uint32_t kAbiVersion = 10;  // 2: doorbell summary words; 3: LAM commands;
+inline constexpr uint32_t kAbiVersion = 11;  // 2: doorbell summary words; 3: LAM commands;
                                              // 4: DeviceLimits::quirks; 5: model time
                                              // (ProducerRecord, blueflame_bytes, time_mode);
                                              // 6: fault injection (kInjectFault, FaultRequest)
@@ -49,6 +49,7 @@ inline constexpr uint32_t kAbiVersion = 10;  // 2: doorbell summary words; 3: LA
                                              // 9: 16,384 queues per doorbell kind, three
                                              //    bitmap levels, 3-page control block
                                              // 10: ContextControlPage::qps_in_error
+                                             // 11: ContextControlPage::command (slot)
 
 // ---------------------------------------------------------------------------
 // 1. Units
@@ -419,6 +420,36 @@ inline void set_doorbell(DoorbellBitmaps &bitmaps, DoorbellKind kind, uint32_t q
 // ---------------------------------------------------------------------------
 inline constexpr uint32_t kControlPageMagic = 0x4b444e53;  // "SNDK"
 
+// The command slot (daemon mode): one control command at a time from the provider to
+// the device thread that serves this page's doorbells, through shared memory instead of
+// the control socket - no system call while both sides spin. Only commands that pass
+// no file descriptor either way use it (command_slot_serves()); the socket carries the
+// rest, and the provider issues one command at a time over either path, so they stay
+// in order.
+//
+//   provider: writes `request` (a whole request struct, header first), then bumps
+//             request_sequence (release), then rings as for a doorbell (the page's
+//             wake.device_sleeping). It waits for response_sequence to reach the new
+//             value: spinning, then announce_sleep(host_waiting) and FUTEX_WAIT on
+//             response_sequence.
+//   device:   sees request_sequence differ from the last one it served (which it
+//             keeps in its own memory, not here), copies the request out before it
+//             reads a byte of it, executes it, writes `response` (a ResponseHeader
+//             first), stores response_sequence = request_sequence (release), and
+//             wakes the provider if claim_sleeper(host_waiting).
+// Whatever the provider writes here only ever reaches the device as a request it
+// validates like any other; a provider that scribbles on the slot confuses only itself.
+inline constexpr uint32_t kCommandSlotBytes = 1024;  // the largest request or response
+
+struct CommandSlot {
+    CacheLineU32 request_sequence;   // provider -> device
+    CacheLineU32 response_sequence;  // device -> provider (futex word)
+    CacheLineU32 host_waiting;       // provider: 1 = waiting in FUTEX_WAIT, wake me
+    uint8_t request[kCommandSlotBytes];
+    uint8_t response[kCommandSlotBytes];
+};
+static_assert(sizeof(CommandSlot) == 3 * 64 + 2 * kCommandSlotBytes);
+
 struct ContextControlPage {
     uint32_t magic;
     uint32_t abi_version;
@@ -432,9 +463,11 @@ struct ContextControlPage {
     uint8_t reserved1[48];
     WakeWord wake;              // @64
     DoorbellBitmaps doorbells;  // @256
+    alignas(64) CommandSlot command;
 };
 static_assert(offsetof(ContextControlPage, wake) == 64);
 static_assert(offsetof(ContextControlPage, doorbells) == 256);
+static_assert(offsetof(ContextControlPage, command) == 8640);
 // The control block's allocation: the device allocates, the provider maps, this many bytes.
 inline constexpr uint32_t kControlPageBytes = 3 * kPageBytes;
 static_assert(sizeof(ContextControlPage) <= kControlPageBytes);
@@ -575,6 +608,26 @@ struct CommandHeader {
     uint32_t sequence;       // echoed in the response
 };
 static_assert(sizeof(CommandHeader) == 8);
+
+// Whether the command slot carries `op`: a command whose request and response hold no
+// file descriptor or MemoryHandle, and that needs nothing from the daemon's session
+// (attach, detach and registrations go by the socket). Today: the connection manager's
+// commands, which a connect makes eight of, and kQueryCounters.
+constexpr bool command_slot_serves(CommandOpcode op) {
+    switch (op) {
+        case CommandOpcode::kConnect:
+        case CommandOpcode::kAccept:
+        case CommandOpcode::kReject:
+        case CommandOpcode::kCompleteConnect:
+        case CommandOpcode::kDisconnect:
+        case CommandOpcode::kCloseConnection:
+        case CommandOpcode::kQueryConnection:
+        case CommandOpcode::kQueryCounters:
+            return true;
+        default:
+            return false;
+    }
+}
 
 struct ResponseHeader {
     uint32_t sequence;

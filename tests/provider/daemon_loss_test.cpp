@@ -188,3 +188,42 @@ TEST_CASE(
     ::unsetenv("SOFTNDK_MODE");
     ::unsetenv("SOFTNDK_SOCKET");
 }
+
+// Connection-manager commands go through the context's command slot in shared memory,
+// not the socket (hw_interface.hpp §8): a command waiting there must notice the daemon's
+// death as one waiting on the socket does.
+TEST_CASE("daemon killed while a command waits in the command slot: the command fails within 1 s",
+          "[.daemon_loss]") {
+    Daemon daemon;
+    ::setenv("SOFTNDK_MODE", "daemon", 1);
+    ::setenv("SOFTNDK_SOCKET", daemon.socket.c_str(), 1);
+    {
+        Pair p;
+        REQUIRE(::kill(daemon.pid, SIGSTOP) == 0);  // it answers nothing from now on
+        Done done;
+        std::atomic<NTSTATUS> returned{STATUS_PENDING};
+        std::atomic<bool> returned_yet{false};
+        std::thread caller([&] {
+            returned = p.client.connector->Dispatch->NdkDisconnect(p.client.connector,
+                                                                   Done::request, &done);
+            returned_yet = true;
+        });
+        std::this_thread::sleep_for(std::chrono::milliseconds(200));
+        CHECK_FALSE(returned_yet.load());  // waiting for the stopped daemon's answer
+        const auto killed = Clock::now();
+        daemon.kill();
+        caller.join();
+        const auto waited = Clock::now() - killed;
+        INFO("NdkDisconnect returned " << std::hex << returned.load());
+        CHECK(waited < std::chrono::seconds(1));
+        if (returned.load() == STATUS_PENDING) {
+            // The removal completed the request before the command returned.
+            REQUIRE(done.wait());
+            CHECK_FALSE(NT_SUCCESS(done.status));
+        } else {
+            CHECK(returned.load() == STATUS_DEVICE_REMOVED);
+        }
+    }
+    ::unsetenv("SOFTNDK_MODE");
+    ::unsetenv("SOFTNDK_SOCKET");
+}

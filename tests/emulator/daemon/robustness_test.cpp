@@ -38,6 +38,7 @@
 #include "daemon/protocol.hpp"
 #include "daemon/server.hpp"
 #include "device/status.hpp"
+#include "softndk/wake.hpp"
 #include "temp_dir.hpp"
 
 using namespace softndk;
@@ -882,4 +883,111 @@ TEST_CASE("bench: random control messages", "[.bench-random]") {
     std::printf("random messages=%llu sessions_closed=%llu seconds=%.2f\n",
                 static_cast<unsigned long long>(count), static_cast<unsigned long long>(closed),
                 seconds);
+}
+
+namespace {
+
+// A raw session's context control page (hw_interface.hpp §8), mapped from the fd the
+// attach response carries.
+struct AttachedPage {
+    int socket = -1;
+    std::unique_ptr<Mapping> mapping;
+    hw::ContextControlPage *page() const {
+        return reinterpret_cast<hw::ContextControlPage *>(mapping->data());
+    }
+};
+
+AttachedPage attach_with_page(const std::string &path) {
+    AttachedPage a;
+    a.socket = connect_raw(path);
+    hw::AttachRequest rq{};
+    rq.header = {hw::CommandOpcode::kAttach, sizeof rq, 1};
+    rq.abi_version = hw::kAbiVersion;
+    rq.if_index = 1;
+    REQUIRE(send_with_fds(a.socket, std::as_bytes(std::span(&rq, 1)), {}));
+    std::vector<UniqueFd> received;
+    ResponseFrame frame{};
+    std::array<std::byte, kMaxRequestBytes> body{};
+    REQUIRE(receive_response(a.socket, frame, body, received));
+    hw::AttachResponse rs{};
+    std::memcpy(&rs, body.data(), std::min<size_t>(sizeof rs, frame.response_bytes));
+    REQUIRE(rs.header.status == 0);
+    REQUIRE(rs.control_page.fd_index < received.size());
+    std::string error;
+    a.mapping =
+        Mapping::map(received[rs.control_page.fd_index].get(), 0, hw::kControlPageBytes, error);
+    REQUIRE(a.mapping);
+    return a;
+}
+
+// Writes `bytes` into the command slot as request `sequence`, rings, and waits (up to
+// 5 s) for the answer. The ResponseHeader's status, or nullopt if none came.
+std::optional<int32_t> slot_command(hw::ContextControlPage &page, uint32_t sequence,
+                                    std::span<const std::byte> bytes,
+                                    std::span<std::byte> response = {}) {
+    hw::CommandSlot &slot = page.command;
+    std::memcpy(slot.request, bytes.data(), std::min<size_t>(bytes.size(), hw::kCommandSlotBytes));
+    std::atomic_ref(slot.request_sequence.value).store(sequence, std::memory_order_release);
+    if (claim_sleeper(page.wake.device_sleeping)) futex_wake(page.wake.device_sleeping.value, 1);
+    std::atomic_ref answered(slot.response_sequence.value);
+    const auto deadline = std::chrono::steady_clock::now() + 5s;
+    while (answered.load(std::memory_order_acquire) != sequence) {
+        if (std::chrono::steady_clock::now() > deadline) return std::nullopt;
+        std::this_thread::sleep_for(50us);
+    }
+    std::memcpy(response.data(), slot.response,
+                std::min<size_t>(response.size(), hw::kCommandSlotBytes));
+    hw::ResponseHeader h;
+    std::memcpy(&h, slot.response, sizeof h);
+    return h.status;
+}
+
+}  // namespace
+
+TEST_CASE(
+    "command slot: what a consumer writes there is validated like a socket request, and "
+    "the daemon serves on",
+    "[daemon][limits]") {
+    RunningDaemon daemon(DaemonOptions{});
+    AttachedPage a = attach_with_page(daemon.path());
+    hw::ContextControlPage &page = *a.page();
+    uint32_t sequence = 0;
+
+    // Edges first: a size below a header, a size past the slot, an opcode the slot does
+    // not carry (it would need the session: fds, mappings).
+    hw::ObjectRequest rq{};
+    rq.header = {hw::CommandOpcode::kQueryCounters, 4, 21};
+    CHECK(slot_command(page, ++sequence, std::as_bytes(std::span(&rq, 1))) ==
+          std::optional<int32_t>(status::kInvalidParameter));
+    rq.header.request_bytes = hw::kCommandSlotBytes + 1;
+    CHECK(slot_command(page, ++sequence, std::as_bytes(std::span(&rq, 1))) ==
+          std::optional<int32_t>(status::kInvalidParameter));
+    rq.header = {hw::CommandOpcode::kCreatePd, sizeof rq, 22};
+    CHECK(slot_command(page, ++sequence, std::as_bytes(std::span(&rq, 1))) ==
+          std::optional<int32_t>(status::kInvalidParameter));
+    // Random bytes, many times: never a crash, always an answer.
+    std::mt19937 random(7);
+    std::array<std::byte, hw::kCommandSlotBytes> noise;
+    for (int i = 0; i < 200; ++i) {
+        for (auto &b : noise)
+            b = static_cast<std::byte>(random());
+        CHECK(slot_command(page, ++sequence, noise).has_value());
+    }
+    // A connection command on a connection that does not exist: the device's answer.
+    rq.header = {hw::CommandOpcode::kQueryConnection, sizeof rq, 23};
+    rq.object = 12345;
+    CHECK(slot_command(page, ++sequence, std::as_bytes(std::span(&rq, 1))) ==
+          std::optional<int32_t>(status::kInvalidParameter));
+
+    // A good command is answered, its sequence echoed, as over the socket.
+    rq = hw::ObjectRequest{};
+    rq.header = {hw::CommandOpcode::kQueryCounters, sizeof rq, 24};
+    std::array<std::byte, hw::kCommandSlotBytes> response{};
+    CHECK(slot_command(page, ++sequence, std::as_bytes(std::span(&rq, 1)), response) ==
+          std::optional<int32_t>(0));
+    hw::ResponseHeader h;
+    std::memcpy(&h, response.data(), sizeof h);
+    CHECK(h.sequence == 24);
+    CHECK(daemon.responsive());
+    ::close(a.socket);
 }
