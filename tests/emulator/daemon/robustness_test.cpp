@@ -935,8 +935,10 @@ std::optional<int32_t> slot_command(hw::ContextControlPage &page, uint32_t seque
         if (std::chrono::steady_clock::now() > deadline) return std::nullopt;
         std::this_thread::sleep_for(50us);
     }
-    std::memcpy(response.data(), slot.response,
-                std::min<size_t>(response.size(), hw::kCommandSlotBytes));
+    if (!response.empty()) {
+        std::memcpy(response.data(), slot.response,
+                    std::min<size_t>(response.size(), hw::kCommandSlotBytes));
+    }
     hw::ResponseHeader h;
     std::memcpy(&h, slot.response, sizeof h);
     return h.status;
