@@ -259,18 +259,9 @@ int32_t DaemonClient::slot_round_trip(const hw::CommandHeader &request,
     ring();
     std::atomic_ref answered(slot.response_sequence.value);
     auto done = [&] { return answered.load(std::memory_order_acquire) == sequence; };
-    // Spin first, as for a socket answer (kReplySpinNs), yielding every 256 polls as the
-    // doorbell thread does: the thread that answers may be waiting for this CPU.
-    if (spinning_pays()) {
-        const uint64_t until = monotonic_ns() + kReplySpinNs;
-        for (uint32_t i = 1; !done(); ++i) {
-            cpu_relax();
-            if ((i & 255) == 0) {
-                if (monotonic_ns() >= until) break;
-                ::sched_yield();
-            }
-        }
-    }
+    // Spin first, as for a socket answer (kReplySpinNs): the answer takes about a
+    // microsecond of the doorbell thread's work.
+    if (spinning_pays()) spin_yielding_until(done, std::chrono::nanoseconds(kReplySpinNs));
     // Then sleep, in slices: between them, a daemon that hung up (its end of the socket
     // closed: it died or dropped the session) ends the wait, as does reply_timeout().
     constexpr auto kSlice = std::chrono::milliseconds(20);

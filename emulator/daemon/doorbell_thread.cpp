@@ -98,8 +98,12 @@ bool DoorbellThread::pending(const Entry &e) {
     // before the provider's fence and look at device_sleeping: it alone says whether to
     // sleep, one load per context however many queues the context has. The command
     // slot's sequence is published the same way, before the provider's ring.
+    return doorbell_pending(e) || command_pending(e);
+}
+
+bool DoorbellThread::doorbell_pending(const Entry &e) {
     auto &d = const_cast<hw::DoorbellBitmaps &>(e.page()->doorbells);
-    return std::atomic_ref(d.pending).load(std::memory_order_relaxed) != 0 || command_pending(e);
+    return std::atomic_ref(d.pending).load(std::memory_order_relaxed) != 0;
 }
 
 bool DoorbellThread::command_pending(const Entry &e) {
@@ -177,7 +181,9 @@ void DoorbellThread::run() {
         for (const auto &e : local) {
             if (!pending(*e)) continue;
             if (command_pending(*e)) serve_command(*e);
-            e->device->service(e->context);
+            // A command drains the fabric itself (Device::execute); a doorbell pass
+            // after one with no bit set would only exchange zeros.
+            if (doorbell_pending(*e)) e->device->service(e->context);
             worked = true;
         }
         return worked;
@@ -186,24 +192,15 @@ void DoorbellThread::run() {
         return stopping_.load(std::memory_order_acquire) ||
                version_.load(std::memory_order_acquire) != seen;
     };
+    auto work_waiting = [&] {
+        return changed() ||
+               std::any_of(local.begin(), local.end(), [](const auto &e) { return pending(*e); });
+    };
     while (!stopping_.load(std::memory_order_acquire)) {
         refresh();
         if (pass()) continue;
         // Spin: poll for more work for up to `spin` (yielding now and then).
-        bool found = false;
-        if (spin.count() > 0) {
-            const auto start = std::chrono::steady_clock::now();
-            for (uint32_t i = 1; !found; ++i) {
-                cpu_relax();
-                found = changed() || std::any_of(local.begin(), local.end(),
-                                                 [](const auto &e) { return pending(*e); });
-                if ((i & 255) == 0) {
-                    if (std::chrono::steady_clock::now() - start >= spin) break;
-                    ::sched_yield();
-                }
-            }
-        }
-        if (found) continue;
+        if (spin.count() > 0 && spin_yielding_until(work_waiting, spin)) continue;
         // Sleep on every context's device_sleeping word and the control word.
         waiters.clear();
         // Shared, like every futex here: poke() wakes it with futex_wake(), a plain

@@ -30,6 +30,8 @@
 // for a bounded budget (SpinPolicy) and only then sleeps.
 #pragma once
 
+#include <sched.h>
+
 #include <atomic>
 #include <chrono>
 #include <climits>
@@ -64,6 +66,25 @@ inline void wake_fence() noexcept {
     std::atomic_thread_fence(std::memory_order_seq_cst);
 }
 #pragma GCC diagnostic pop
+
+// Polls `ready` until it returns true or `budget` has passed, and says which. Between
+// polls a cpu_relax; every 256 polls a look at the clock and a sched_yield, because the
+// thread that will make `ready` true may be waiting for this CPU (a spinner must never
+// keep a core from the thread it waits for). A budget <= 0 polls once.
+template <class Ready>
+bool spin_yielding_until(Ready &&ready, std::chrono::nanoseconds budget) {
+    if (ready()) return true;
+    if (budget.count() <= 0) return false;
+    const auto start = std::chrono::steady_clock::now();
+    for (uint32_t i = 1;; ++i) {
+        cpu_relax();
+        if (ready()) return true;
+        if ((i & 255) == 0) {
+            if (std::chrono::steady_clock::now() - start >= budget) return false;
+            ::sched_yield();
+        }
+    }
+}
 
 enum class FutexWait : uint8_t {
     kWoken,         // FUTEX_WAKE (or a spurious wake-up)

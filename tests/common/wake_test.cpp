@@ -88,6 +88,38 @@ TEST_CASE("wake: a sleeper times out and clears its flag", "[wake]") {
     }
 }
 
+TEST_CASE("wake: spin_yielding_until polls once without a budget", "[wake]") {
+    int polls = 0;
+    CHECK_FALSE(spin_yielding_until([&] { return ++polls > 1; }, 0ns));
+    CHECK(polls == 1);
+    CHECK(spin_yielding_until([&] { return true; }, -1ns));
+}
+
+TEST_CASE("wake: spin_yielding_until returns as soon as its condition holds", "[wake]") {
+    int polls = 0;
+    // Far more polls than one yield interval (256), far less than the budget.
+    CHECK(spin_yielding_until([&] { return ++polls == 1000; }, 60s));
+    CHECK(polls == 1000);
+}
+
+TEST_CASE("wake: spin_yielding_until gives up when its budget has passed", "[wake]") {
+    const auto start = Clock::now();
+    int polls = 0;
+    CHECK_FALSE(spin_yielding_until([&] { return ++polls == 0; }, 2ms));
+    CHECK(Clock::now() - start >= 2ms);
+    CHECK(polls > 256);  // the clock is looked at every 256 polls, not before
+}
+
+TEST_CASE("wake: spin_yielding_until sees another thread's store", "[wake]") {
+    std::atomic<bool> ready{false};
+    std::thread setter([&] {
+        std::this_thread::sleep_for(1ms);
+        ready.store(true, std::memory_order_release);
+    });
+    CHECK(spin_yielding_until([&] { return ready.load(std::memory_order_acquire); }, 60s));
+    setter.join();
+}
+
 TEST_CASE("wake: a spinning sleeper finds work without a system call", "[wake]") {
     hw::CacheLineU32 sleeping{};
     Sleeper sleeper(sleeping, SpinPolicy{1000, 1s});
