@@ -419,6 +419,11 @@ bool UdpLink::send_frame(int fd, const wire::IpAddr &to, std::span<const uint8_t
         hold_ack(out.fd, to, out.port, bytes);
         return true;
     }
+    if (order == HeldOrder::kBeforeHeld && tls_holding_acks != this &&
+        holding_.load(std::memory_order_acquire)) {
+        send_ahead_of_held_acks(out.fd, to, out.port, bytes);
+        return true;
+    }
     before_sending(order);
     const bool sent = send_to(out.fd, to, out.port, bytes);
     after_sending(order);
@@ -490,8 +495,28 @@ void UdpLink::hold_ack(int fd, const wire::IpAddr &to, uint16_t port,
     holding_.store(true, std::memory_order_release);
 }
 
+void UdpLink::send_ahead_of_held_acks(int fd, const wire::IpAddr &to, uint16_t port,
+                                      std::span<const uint8_t> bytes) {
+    std::lock_guard lock(held_mutex_);
+    HeldAcks &held = *held_;
+    HeldAcks::Datagram d{};
+    d.fd = fd;
+    d.to = to_sockaddr(to, port, d.to_length);
+    d.offset = held.bytes.size();
+    d.bytes = bytes.size();
+    held.bytes.insert(held.bytes.end(), bytes.begin(), bytes.end());
+    // First in line. Another thread may have sent the ACKs since the caller looked:
+    // then the request leaves alone, as a batch of one.
+    held.datagrams.insert(held.datagrams.begin(), d);
+    send_held_acks_locked();
+}
+
 void UdpLink::send_held_acks() {
     std::lock_guard lock(held_mutex_);
+    send_held_acks_locked();
+}
+
+void UdpLink::send_held_acks_locked() {
     HeldAcks &held = *held_;
     const auto count = static_cast<uint32_t>(held.datagrams.size());
     if (count == 0) return;  // another thread sent them since this one looked

@@ -85,9 +85,9 @@
 // before returning made every ping-pong's turn-around pay for a datagram the peer does
 // not wait for. An RC ACK or NAK (opcode Acknowledge) sent on the thread of an inline
 // poll while it delivers is therefore held, in order, and leaves:
-//   - just after the next request this link sends (the consumer's answer goes first:
-//     requests and ACKs belong to opposite directions of a QP pair's PSN spaces, so
-//     their relative order carries nothing);
+//   - just after the next request this link sends, in its sendmmsg (the consumer's
+//     answer goes first: requests and ACKs belong to opposite directions of a QP
+//     pair's PSN spaces, so their relative order carries nothing);
 //   - just before the next response sent otherwise (an ACK, a READ response or an
 //     atomic ACK on another thread, or a READ response of a later delivery), so one
 //     responder's responses still leave in PSN order;
@@ -270,6 +270,13 @@ class UdpLink {
     void hold_ack(int fd, const wire::IpAddr &to, uint16_t port, std::span<const uint8_t> bytes);
     // Sends every held ACK, in the order held (one sendmmsg per run of one socket).
     void send_held_acks();
+    // Sends a request's datagram and then every held ACK, the request first: one
+    // sendmmsg for all of them when they leave through one socket (the common case, a
+    // consumer answering the peer whose request its last poll took), where a sendto and
+    // then send_held_acks() took two system calls on each turn of a ping-pong.
+    void send_ahead_of_held_acks(int fd, const wire::IpAddr &to, uint16_t port,
+                                 std::span<const uint8_t> bytes);
+    void send_held_acks_locked();  // held_mutex_ held
     // Hands `count` prepared messages to the kernel through `fd`, kSendBatch per
     // sendmmsg; one the kernel refuses counts as dropped, and the rest still go.
     // `datagrams[k]` is how many datagrams message k carries (a GSO batch), or nullptr

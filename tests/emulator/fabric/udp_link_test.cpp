@@ -716,9 +716,11 @@ TEST_CASE("An ACK sent while an inline poll delivers is held until the consumer'
         CHECK(acker.link.acks_waiting() == 1);
         std::this_thread::sleep_for(std::chrono::milliseconds(20));
         CHECK(arrivals.count() == 0);  // held, not sent
+        const uint64_t calls = acker.link.send_calls();
         REQUIRE(acker.link.send(packet_between(wire::Opcode::kSendOnly, 2, 1, 100)));
         REQUIRE(eventually([&] { return arrivals.count() == 2; }));
         CHECK(acker.link.acks_waiting() == 0);
+        CHECK(acker.link.send_calls() == calls + 1);  // answer and ACK: one sendmmsg
         const std::vector<wire::Opcode> order{wire::Opcode::kSendOnly, wire::Opcode::kAcknowledge};
         CHECK(arrivals.opcodes == order);
         CHECK(arrivals.psns == std::vector<uint32_t>{100, 1});
