@@ -135,6 +135,18 @@ struct UdpLink::HeldAcks {
     std::vector<Datagram> datagrams;
     std::vector<iovec> vectors;
     std::vector<mmsghdr> headers;
+
+    // Queues a datagram: last in line, or first (a request that leaves ahead of them).
+    void add(int fd, const wire::IpAddr &to, uint16_t port, std::span<const uint8_t> payload,
+             bool first) {
+        Datagram d{};
+        d.fd = fd;
+        d.to = to_sockaddr(to, port, d.to_length);
+        d.offset = bytes.size();
+        d.bytes = payload.size();
+        bytes.insert(bytes.end(), payload.begin(), payload.end());
+        datagrams.insert(first ? datagrams.begin() : datagrams.end(), d);
+    }
 };
 
 // recvmmsg's vectors, set up once: slot i receives into buffer[i * kMaxDatagram ...].
@@ -483,14 +495,7 @@ UdpLink::HeldOrder UdpLink::order_of(const wire::PacketDescriptor &packet) const
 void UdpLink::hold_ack(int fd, const wire::IpAddr &to, uint16_t port,
                        std::span<const uint8_t> bytes) {
     std::lock_guard lock(held_mutex_);
-    HeldAcks &held = *held_;
-    HeldAcks::Datagram d{};
-    d.fd = fd;
-    d.to = to_sockaddr(to, port, d.to_length);
-    d.offset = held.bytes.size();
-    d.bytes = bytes.size();
-    held.bytes.insert(held.bytes.end(), bytes.begin(), bytes.end());
-    held.datagrams.push_back(d);
+    held_->add(fd, to, port, bytes, false);
     held_acks_.fetch_add(1, std::memory_order_relaxed);
     holding_.store(true, std::memory_order_release);
 }
@@ -498,16 +503,9 @@ void UdpLink::hold_ack(int fd, const wire::IpAddr &to, uint16_t port,
 void UdpLink::send_ahead_of_held_acks(int fd, const wire::IpAddr &to, uint16_t port,
                                       std::span<const uint8_t> bytes) {
     std::lock_guard lock(held_mutex_);
-    HeldAcks &held = *held_;
-    HeldAcks::Datagram d{};
-    d.fd = fd;
-    d.to = to_sockaddr(to, port, d.to_length);
-    d.offset = held.bytes.size();
-    d.bytes = bytes.size();
-    held.bytes.insert(held.bytes.end(), bytes.begin(), bytes.end());
-    // First in line. Another thread may have sent the ACKs since the caller looked:
-    // then the request leaves alone, as a batch of one.
-    held.datagrams.insert(held.datagrams.begin(), d);
+    // Another thread may have sent the ACKs since the caller looked: then the request
+    // leaves alone, as a batch of one.
+    held_->add(fd, to, port, bytes, true);
     send_held_acks_locked();
 }
 
