@@ -94,8 +94,9 @@ class DoorbellThread {
 
   private:
     void run();
-    void poke();                          // wakes the thread after a change of entries_ / stopping_
-    static bool pending(const Entry &e);  // a doorbell bit or a command waits
+    void poke();  // wakes the thread after a change of entries_ / stopping_
+    // Whether a doorbell bit or a command waits (pending), or only a doorbell bit.
+    static bool pending(const Entry &e);
     static bool doorbell_pending(const Entry &e);
     static bool command_pending(const Entry &e);
     // Executes the command in e's slot and answers it (hw_interface.hpp §8).
