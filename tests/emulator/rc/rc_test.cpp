@@ -1140,7 +1140,8 @@ TEST_CASE("a lossy link during a 256 KiB transfer still delivers every byte",
     CHECK(p.fabric->dropped_packets() > 0);
 }
 
-TEST_CASE("SEND, WRITE and READ survive periodic loss of every packet kind", "[rc][retry][lossy]") {
+TEST_CASE("SEND, WRITE and READ survive losing one packet in N, of every kind",
+          "[rc][retry][lossy]") {
     const uint32_t period = GENERATE(7u, 13u, 29u, 53u);
     Profile quick = test_profile();
     quick.transport.ack_timeout = 8;
@@ -1154,7 +1155,16 @@ TEST_CASE("SEND, WRITE and READ survive periodic loss of every packet kind", "[r
     auto mr_d = p.b->register_mr(p.pd_b, dst.data(), kSize);
     auto mr_x = p.b->register_mr(p.pd_b, rx.data(), kSize);
     auto n = std::make_shared<uint32_t>(0);
-    p.fabric->set_drop_filter([n, period](const Packet &) { return ++*n % period == 0; });
+    // One packet in `period` on average, of every kind, at places a hash of the packet's
+    // number picks. Not every period-th packet: go-back-N resends a READ's missing
+    // responses in a burst of the same length each time, and when that length is a
+    // multiple of the period every resend can lose its first response again, until the
+    // READ runs out of retries. Where the threads' order put the drops in that phase
+    // (ThreadSanitizer beside two CPU hogs) it failed so in 4 runs of 60; with the
+    // hash, 40 of 40 passed there.
+    p.fabric->set_drop_filter([n, period](const Packet &) {
+        return ((++*n * 2654435761u) >> 16) % period == 0;  // Knuth's multiplicative hash
+    });
     SendOptions o;
     o.remote_address = dst.addr();
     o.remote_token = mr_d.token;
@@ -1173,6 +1183,7 @@ TEST_CASE("SEND, WRITE and READ survive periodic loss of every packet kind", "[r
     CHECK(std::memcmp(rx.data(), data.data(), kSize) == 0);
     CHECK(std::memcmp(dst.data(), data.data(), kSize) == 0);
     CHECK(std::memcmp(back.data(), data.data(), kSize) == 0);
+    CHECK(p.fabric->dropped_packets() >= 3);  // the loss was exercised
 }
 
 TEST_CASE("a READ on a connection with ORD 0 fails instead of waiting forever", "[rc][read]") {
