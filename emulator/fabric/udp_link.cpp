@@ -415,12 +415,15 @@ void UdpLink::before_sending(HeldOrder order) {
         send_held_acks();
 }
 
-void UdpLink::after_sending(HeldOrder order) {
+bool UdpLink::held_acks_follow(HeldOrder order) const {
     // A request from inside a delivery leaves the held ACKs held: they wait for the
     // consumer's own next datagram, or its next poll.
-    if (order == HeldOrder::kBeforeHeld && tls_holding_acks != this &&
-        holding_.load(std::memory_order_acquire))
-        send_held_acks();
+    return order == HeldOrder::kBeforeHeld && tls_holding_acks != this &&
+           holding_.load(std::memory_order_acquire);
+}
+
+void UdpLink::after_sending(HeldOrder order) {
+    if (held_acks_follow(order)) send_held_acks();
 }
 
 bool UdpLink::send_frame(int fd, const wire::IpAddr &to, std::span<const uint8_t> frame,
@@ -431,8 +434,7 @@ bool UdpLink::send_frame(int fd, const wire::IpAddr &to, std::span<const uint8_t
         hold_ack(out.fd, to, out.port, bytes);
         return true;
     }
-    if (order == HeldOrder::kBeforeHeld && tls_holding_acks != this &&
-        holding_.load(std::memory_order_acquire)) {
+    if (held_acks_follow(order)) {
         send_ahead_of_held_acks(out.fd, to, out.port, bytes);
         return true;
     }

@@ -277,6 +277,9 @@ class UdpLink {
     void send_ahead_of_held_acks(int fd, const wire::IpAddr &to, uint16_t port,
                                  std::span<const uint8_t> bytes);
     void send_held_acks_locked();  // held_mutex_ held
+    // Whether the held ACKs leave right after a datagram of this order that this thread
+    // sends now (a request from outside a delivery, while ACKs are held).
+    bool held_acks_follow(HeldOrder order) const;
     // Hands `count` prepared messages to the kernel through `fd`, kSendBatch per
     // sendmmsg; one the kernel refuses counts as dropped, and the rest still go.
     // `datagrams[k]` is how many datagrams message k carries (a GSO batch), or nullptr
