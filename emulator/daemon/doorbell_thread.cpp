@@ -50,6 +50,7 @@ unsigned usable_cpus() {
     if (::sched_getaffinity(0, sizeof set, &set) != 0) return 1;
     return static_cast<unsigned>(std::max(CPU_COUNT(&set), 1));
 }
+
 }  // namespace
 
 DoorbellThread::DoorbellThread(std::chrono::nanoseconds spin, SpinPolicy policy, unsigned cpus)
@@ -152,6 +153,8 @@ void DoorbellThread::run() {
     std::vector<struct futex_waitv> waiters;
     uint32_t seen = ~0u;
     std::chrono::nanoseconds spin = spin_;
+    constexpr auto kMoveInterval = std::chrono::milliseconds(10);
+    auto last_move = std::chrono::steady_clock::time_point{};
     auto refresh = [&] {
         const uint32_t v = version_.load(std::memory_order_acquire);
         if (v == seen) return;
@@ -200,7 +203,24 @@ void DoorbellThread::run() {
         refresh();
         if (pass()) continue;
         // Spin: poll for more work for up to `spin` (yielding now and then).
-        if (spin.count() > 0 && spin_yielding_until(work_waiting, spin)) continue;
+        if (spin.count() > 0) {
+            const SpinEnd end = spin_yielding(work_waiting, spin);
+            if (end == SpinEnd::kReady) continue;
+            // Another thread shares this CPU - likely the consumer that woke this one
+            // and polls for its answer (spin_yielding). Spinning on here would take
+            // turns with it; move to another CPU, once per kMoveInterval, and sleep
+            // if that did not help (no other CPU, or every CPU is busy).
+            if (end == SpinEnd::kCpuShared) {
+                const auto now = std::chrono::steady_clock::now();
+                if (now - last_move >= kMoveInterval && move_to_another_cpu()) {
+                    last_move = now;
+                    moves_.fetch_add(1, std::memory_order_relaxed);
+                    logger(Component::kDevice)
+                        .debug("device thread: CPU shared, moved to CPU {}", ::sched_getcpu());
+                    continue;
+                }
+            }
+        }
         // Sleep on every context's device_sleeping word and the control word.
         waiters.clear();
         // Shared, like every futex here: poke() wakes it with futex_wake(), a plain

@@ -14,7 +14,9 @@
 //          nothing found -> poll for up to `spin` (cpu_relax, sched_yield every 256
 //          polls: never more busy threads than cores, and a client sharing this
 //          vCPU gets to run); with SpinPolicy::kSpareCore only while the CPUs
-//          outnumber the consumer processes attached (see SpinPolicy)
+//          outnumber the consumer processes attached (see SpinPolicy). A yield that
+//          ran another thread means this CPU is shared: move to another CPU (at
+//          most every 10 ms), else sleep
 //          still nothing -> announce_sleep() on EVERY context's device_sleeping
 //          (and on its control word, which add/remove/stop poke), fence, re-check every bitmap,
 //          then futex_waitv(all words == 1); cancel_sleep() on all of them when woken
@@ -91,6 +93,8 @@ class DoorbellThread {
     uint64_t pokes() const {
         return pokes_.load(std::memory_order_relaxed);
     }  // sleeps ended by poke()
+    // Times the thread moved itself off a CPU it found shared while spinning (run()).
+    uint64_t moves() const { return moves_.load(std::memory_order_relaxed); }
 
   private:
     void run();
@@ -114,6 +118,7 @@ class DoorbellThread {
     hw::CacheLineU32 control_word_{};  // private futex: entries changed / stop
     std::atomic<uint64_t> sleeps_{0};
     std::atomic<uint64_t> wakeups_{0};
+    std::atomic<uint64_t> moves_{0};
     std::thread thread_;
 };
 

@@ -36,6 +36,7 @@
 #include <chrono>
 #include <climits>
 #include <cstdint>
+#include <utility>
 
 #include "softndk/hw_interface.hpp"
 #include "softndk/sim.hpp"
@@ -71,19 +72,59 @@ inline void wake_fence() noexcept {
 // polls a cpu_relax; every 256 polls a look at the clock and a sched_yield, because the
 // thread that will make `ready` true may be waiting for this CPU (a spinner must never
 // keep a core from the thread it waits for). A budget <= 0 polls once.
+//
+// It also stops, budget or not, after a yield that took longer than kSharedCpuNs:
+// another thread ran on this CPU meanwhile, maybe the very one it waits for. Two
+// spinners on one CPU (a consumer's polling thread and the device thread it woke,
+// which the scheduler tends to start on the waker's CPU) hand it to each other at
+// every yield, and the scheduler may leave them so for a hundred milliseconds: 8 B
+// writes through the daemon took 22-40 us one way so, against 1.3 with the threads on
+// two CPUs. Alone on its CPU a yield costs a system call (about 1.2 us in a VM).
+inline constexpr std::chrono::nanoseconds kSharedCpuNs{10000};
+enum class SpinEnd : uint8_t {
+    kReady,        // `ready` returned true
+    kBudgetSpent,  // `budget` passed
+    kCpuShared,    // a yield ran another thread (above); the caller sleeps or moves
+};
 template <class Ready>
-bool spin_yielding_until(Ready &&ready, std::chrono::nanoseconds budget) {
-    if (ready()) return true;
-    if (budget.count() <= 0) return false;
+SpinEnd spin_yielding(Ready &&ready, std::chrono::nanoseconds budget) {
+    if (ready()) return SpinEnd::kReady;
+    if (budget.count() <= 0) return SpinEnd::kBudgetSpent;
     const auto start = std::chrono::steady_clock::now();
     for (uint32_t i = 1;; ++i) {
         cpu_relax();
-        if (ready()) return true;
+        if (ready()) return SpinEnd::kReady;
         if ((i & 255) == 0) {
-            if (std::chrono::steady_clock::now() - start >= budget) return false;
+            const auto before = std::chrono::steady_clock::now();
+            if (before - start >= budget) return SpinEnd::kBudgetSpent;
             ::sched_yield();
+            if (std::chrono::steady_clock::now() - before > kSharedCpuNs)
+                return ready() ? SpinEnd::kReady : SpinEnd::kCpuShared;
         }
     }
+}
+// The same, true if `ready` returned true: a waiter that sleeps when spinning ends.
+template <class Ready>
+bool spin_yielding_until(Ready &&ready, std::chrono::nanoseconds budget) {
+    return spin_yielding(std::forward<Ready>(ready), budget) == SpinEnd::kReady;
+}
+
+// Moves the calling thread to another CPU it may run on, and gives it back the CPUs it
+// had: the scheduler migrates a thread at once off a CPU its affinity no longer allows,
+// and leaves it where it is when the affinity widens again. What a spinner does on
+// SpinEnd::kCpuShared when it would rather go on spinning. False if there is no other
+// CPU (or the calls fail); the thread's affinity (taskset) is as before either way.
+inline bool move_to_another_cpu() noexcept {
+    cpu_set_t allowed;
+    if (::sched_getaffinity(0, sizeof allowed, &allowed) != 0) return false;
+    const int cpu = ::sched_getcpu();
+    if (cpu < 0 || cpu >= CPU_SETSIZE || !CPU_ISSET(cpu, &allowed) || CPU_COUNT(&allowed) < 2)
+        return false;
+    cpu_set_t others = allowed;
+    CPU_CLR(cpu, &others);
+    const bool moved = ::sched_setaffinity(0, sizeof others, &others) == 0;
+    ::sched_setaffinity(0, sizeof allowed, &allowed);
+    return moved;
 }
 
 enum class FutexWait : uint8_t {

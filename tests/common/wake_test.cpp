@@ -1,6 +1,7 @@
 // Tests for include/softndk/wake.hpp and common/wake.cpp.
 #include "softndk/wake.hpp"
 
+#include <sched.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -95,19 +96,33 @@ TEST_CASE("wake: spin_yielding_until polls once without a budget", "[wake]") {
     CHECK(spin_yielding_until([&] { return true; }, -1ns));
 }
 
+// Spins on `ready` through every SpinEnd::kCpuShared: a test process shares the
+// machine's CPUs with others (ctest -j), and a yield that ran one of them ends a spin.
+template <class Ready>
+SpinEnd spin_past_shared_cpu(Ready &&ready, std::chrono::nanoseconds budget) {
+    SpinEnd end;
+    while ((end = spin_yielding(ready, budget)) == SpinEnd::kCpuShared) {
+    }
+    return end;
+}
+
 TEST_CASE("wake: spin_yielding_until returns as soon as its condition holds", "[wake]") {
     int polls = 0;
     // Far more polls than one yield interval (256), far less than the budget.
-    CHECK(spin_yielding_until([&] { return ++polls == 1000; }, 60s));
+    CHECK(spin_past_shared_cpu([&] { return ++polls == 1000; }, 60s) == SpinEnd::kReady);
     CHECK(polls == 1000);
 }
 
 TEST_CASE("wake: spin_yielding_until gives up when its budget has passed", "[wake]") {
     const auto start = Clock::now();
     int polls = 0;
-    CHECK_FALSE(spin_yielding_until([&] { return ++polls == 0; }, 2ms));
-    CHECK(Clock::now() - start >= 2ms);
+    const SpinEnd end = spin_yielding([&] { return ++polls == 0; }, 2ms);
     CHECK(polls > 256);  // the clock is looked at every 256 polls, not before
+    if (end == SpinEnd::kBudgetSpent) {
+        CHECK(Clock::now() - start >= 2ms);
+    } else {
+        CHECK(end == SpinEnd::kCpuShared);  // another process ran here meanwhile
+    }
 }
 
 TEST_CASE("wake: spin_yielding_until sees another thread's store", "[wake]") {
@@ -116,8 +131,72 @@ TEST_CASE("wake: spin_yielding_until sees another thread's store", "[wake]") {
         std::this_thread::sleep_for(1ms);
         ready.store(true, std::memory_order_release);
     });
-    CHECK(spin_yielding_until([&] { return ready.load(std::memory_order_acquire); }, 60s));
+    CHECK(spin_past_shared_cpu([&] { return ready.load(std::memory_order_acquire); }, 60s) ==
+          SpinEnd::kReady);
     setter.join();
+}
+
+// Pins the calling thread to `cpu` until destroyed, then gives it back its CPUs.
+class PinnedTo {
+  public:
+    explicit PinnedTo(int cpu) {
+        REQUIRE(sched_getaffinity(0, sizeof saved_, &saved_) == 0);
+        cpu_set_t one;
+        CPU_ZERO(&one);
+        CPU_SET(cpu, &one);
+        REQUIRE(sched_setaffinity(0, sizeof one, &one) == 0);
+    }
+    ~PinnedTo() { sched_setaffinity(0, sizeof saved_, &saved_); }
+    PinnedTo(const PinnedTo &) = delete;
+    PinnedTo &operator=(const PinnedTo &) = delete;
+
+  private:
+    cpu_set_t saved_;
+};
+
+TEST_CASE("wake: spin_yielding stops when a yield ran another thread on its CPU", "[wake]") {
+    // Two spinners on one CPU: this thread and one that busies itself 100 us between
+    // yields, so each of this thread's yields hands it the CPU for that long.
+    const int cpu = sched_getcpu();
+    REQUIRE(cpu >= 0);
+    std::atomic<bool> stop{false}, pinned{false};
+    std::thread other([&] {
+        const PinnedTo here(cpu);
+        pinned.store(true, std::memory_order_release);
+        while (!stop.load(std::memory_order_relaxed)) {
+            const auto until = Clock::now() + 100us;
+            while (Clock::now() < until) {
+            }
+            sched_yield();
+        }
+    });
+    while (!pinned.load(std::memory_order_acquire))
+        std::this_thread::yield();
+    SpinEnd end;
+    {
+        const PinnedTo here(cpu);
+        end = spin_yielding([] { return false; }, 5s);  // far more than it takes
+    }
+    stop.store(true);
+    other.join();
+    CHECK(end == SpinEnd::kCpuShared);
+}
+
+TEST_CASE("wake: move_to_another_cpu moves the thread and keeps its affinity", "[wake]") {
+    cpu_set_t before;
+    REQUIRE(sched_getaffinity(0, sizeof before, &before) == 0);
+    if (CPU_COUNT(&before) < 2) {
+        CHECK_FALSE(move_to_another_cpu());  // nowhere to go
+        return;
+    }
+    const int cpu = sched_getcpu();
+    REQUIRE(move_to_another_cpu());
+    // The scheduler could move the thread back, but not within these few instructions
+    // without a reason (a balancing pass finds two CPUs with work).
+    CHECK(sched_getcpu() != cpu);
+    cpu_set_t after;
+    REQUIRE(sched_getaffinity(0, sizeof after, &after) == 0);
+    CHECK(CPU_EQUAL(&before, &after));
 }
 
 TEST_CASE("wake: a spinning sleeper finds work without a system call", "[wake]") {
