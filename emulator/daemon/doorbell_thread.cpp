@@ -208,8 +208,9 @@ void DoorbellThread::run() {
             if (end == SpinEnd::kReady) continue;
             // Another thread shares this CPU - likely the consumer that woke this one
             // and polls for its answer (spin_yielding). Spinning on here would take
-            // turns with it; move to another CPU, once per kMoveInterval, and sleep
-            // if that did not help (no other CPU, or every CPU is busy).
+            // turns with it; move to another CPU and spin there, at most once per
+            // kMoveInterval (a wake-up may bring the thread back). Otherwise serve
+            // what the thread that ran may have rung, or sleep.
             if (end == SpinEnd::kCpuShared) {
                 const auto now = std::chrono::steady_clock::now();
                 if (now - last_move >= kMoveInterval && move_to_another_cpu()) {
@@ -219,6 +220,7 @@ void DoorbellThread::run() {
                         .debug("device thread: CPU shared, moved to CPU {}", ::sched_getcpu());
                     continue;
                 }
+                if (work_waiting()) continue;
             }
         }
         // Sleep on every context's device_sleeping word and the control word.

@@ -81,10 +81,13 @@ inline void wake_fence() noexcept {
 // writes through the daemon took 22-40 us one way so, against 1.3 with the threads on
 // two CPUs. Alone on its CPU a yield costs a system call (about 1.2 us in a VM).
 inline constexpr std::chrono::nanoseconds kSharedCpuNs{10000};
+// kCpuShared says nothing of `ready`: the thread that ran may well have made it true
+// (the consumer posts while the device thread yields to it), and the caller, which
+// looks at its work anyway, would otherwise never learn that it shares the CPU.
 enum class SpinEnd : uint8_t {
     kReady,        // `ready` returned true
     kBudgetSpent,  // `budget` passed
-    kCpuShared,    // a yield ran another thread (above); the caller sleeps or moves
+    kCpuShared,    // a yield ran another thread (above); the caller moves or sleeps
 };
 template <class Ready>
 SpinEnd spin_yielding(Ready &&ready, std::chrono::nanoseconds budget) {
@@ -99,14 +102,15 @@ SpinEnd spin_yielding(Ready &&ready, std::chrono::nanoseconds budget) {
             if (before - start >= budget) return SpinEnd::kBudgetSpent;
             ::sched_yield();
             if (std::chrono::steady_clock::now() - before > kSharedCpuNs)
-                return ready() ? SpinEnd::kReady : SpinEnd::kCpuShared;
+                return SpinEnd::kCpuShared;
         }
     }
 }
-// The same, true if `ready` returned true: a waiter that sleeps when spinning ends.
+// The same, true if `ready` holds at the end: a waiter that sleeps when spinning ends.
 template <class Ready>
 bool spin_yielding_until(Ready &&ready, std::chrono::nanoseconds budget) {
-    return spin_yielding(std::forward<Ready>(ready), budget) == SpinEnd::kReady;
+    const SpinEnd end = spin_yielding(ready, budget);
+    return end == SpinEnd::kReady || (end == SpinEnd::kCpuShared && ready());
 }
 
 // Moves the calling thread to another CPU it may run on, and gives it back the CPUs it
