@@ -50,7 +50,6 @@ unsigned usable_cpus() {
     if (::sched_getaffinity(0, sizeof set, &set) != 0) return 1;
     return static_cast<unsigned>(std::max(CPU_COUNT(&set), 1));
 }
-
 }  // namespace
 
 DoorbellThread::DoorbellThread(std::chrono::nanoseconds spin, SpinPolicy policy, unsigned cpus)

@@ -36,7 +36,6 @@
 #include <chrono>
 #include <climits>
 #include <cstdint>
-#include <utility>
 
 #include "softndk/hw_interface.hpp"
 #include "softndk/sim.hpp"
