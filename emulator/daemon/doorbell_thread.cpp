@@ -214,7 +214,6 @@ void DoorbellThread::run() {
                 const auto now = std::chrono::steady_clock::now();
                 if (now - last_move >= kMoveInterval && move_to_another_cpu()) {
                     last_move = now;
-                    moves_.fetch_add(1, std::memory_order_relaxed);
                     logger(Component::kDevice)
                         .debug("device thread: CPU shared, moved to CPU {}", ::sched_getcpu());
                     continue;

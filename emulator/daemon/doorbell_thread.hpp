@@ -93,8 +93,6 @@ class DoorbellThread {
     uint64_t pokes() const {
         return pokes_.load(std::memory_order_relaxed);
     }  // sleeps ended by poke()
-    // Times the thread moved itself off a CPU it found shared while spinning (run()).
-    uint64_t moves() const { return moves_.load(std::memory_order_relaxed); }
 
   private:
     void run();
@@ -118,7 +116,6 @@ class DoorbellThread {
     hw::CacheLineU32 control_word_{};  // private futex: entries changed / stop
     std::atomic<uint64_t> sleeps_{0};
     std::atomic<uint64_t> wakeups_{0};
-    std::atomic<uint64_t> moves_{0};
     std::thread thread_;
 };
 

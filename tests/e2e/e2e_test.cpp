@@ -201,6 +201,10 @@ void check_pingpong_report(const Run &r, unsigned long long size, unsigned iters
 const char kTwoAdapters[] =
     "[adapter rnic0]\nif_index = 1\nipv4 = 127.0.0.1\nipv6 = ::1\n\n"
     "[adapter rnic1]\nif_index = 7\nipv4 = 127.0.0.2\nprofile = iwarp-default\n";
+// Two roce-default adapters: two hosts' clocks on one profile (the paced-mode bound).
+const char kTwoRoceAdapters[] =
+    "[adapter rnic0]\nif_index = 1\nipv4 = 127.0.0.1\n\n"
+    "[adapter rnic1]\nif_index = 2\nipv4 = 127.0.0.2\n";
 
 bool daemon_mode() {
     const char *mode = std::getenv("SOFTNDK_MODE");
@@ -646,8 +650,7 @@ TEST_CASE("softndk perf in paced mode: an end per thread, never faster than the 
     std::unique_ptr<Daemon> paced_daemon, model_daemon;
     if (daemon_mode()) {
         const fs::path config = scratch() / "two-roce.ini";
-        std::ofstream(config) << "[adapter rnic0]\nif_index = 1\nipv4 = 127.0.0.1\n\n"
-                                 "[adapter rnic1]\nif_index = 2\nipv4 = 127.0.0.2\n";
+        std::ofstream(config) << kTwoRoceAdapters;
         const std::string config_env = "SOFTNDK_CONFIG=" + config.string();
         paced_daemon =
             std::make_unique<Daemon>(std::vector<std::string>{config_env, "SOFTNDK_TIME=paced"});
