@@ -68,6 +68,7 @@ Device::~Device() {
     for (auto &c : all)
         destroy_context(*c);
     Fabric::drain();
+    Fabric::forget_drain_memo(this);  // a device closed inside a drain of this thread
     {
         std::lock_guard lock(timer_mutex_);
         stopping_ = true;
@@ -104,6 +105,18 @@ std::shared_ptr<Qp> Device::find_qp(uint32_t number) const {
     if (number >= kMaxQueues) return nullptr;
     std::shared_lock lock(objects_mutex_);
     return qps_[number];
+}
+
+Qp *Device::find_qp_for_delivery(uint32_t number, std::shared_ptr<Qp> &hold) const {
+    std::shared_ptr<void> *memo = Fabric::drain_memo(this, number);
+    if (memo != nullptr && *memo) return static_cast<Qp *>(memo->get());
+    hold = find_qp(number);
+    if (memo != nullptr && hold) {
+        *memo = hold;
+        hold.reset();  // the memo holds it now, for the rest of the drain
+        return static_cast<Qp *>(memo->get());
+    }
+    return hold.get();
 }
 
 std::shared_ptr<Qp> Device::find_qp(uint32_t context, uint32_t number) const {
@@ -330,7 +343,8 @@ void Device::deliver_run_to_qp(Packet &run) {
     // deliver_to_qp() for each packet of the run in turn, under one lookup and one hold
     // of the QP lock, with the payload copies deferred to one per contiguous range.
     const auto n = static_cast<uint32_t>(run.run.size());
-    auto qp = find_qp(run.desc.bth.dest_qp);
+    std::shared_ptr<Qp> hold;
+    Qp *qp = find_qp_for_delivery(run.desc.bth.dest_qp, hold);
     if (!qp) {
         time::TimingModel::Batch model(timing_);
         for (uint32_t k = 0; k < n; ++k)
@@ -388,7 +402,8 @@ void Device::deliver_run_to_qp(Packet &run) {
 
 void Device::deliver_to_qp(Packet &packet) {
     counters_.add(Counter::rcvd_pkts);
-    auto qp = find_qp(packet.desc.bth.dest_qp);
+    std::shared_ptr<Qp> hold;
+    Qp *qp = find_qp_for_delivery(packet.desc.bth.dest_qp, hold);
     std::unique_lock<AdaptiveMutex> lock;
     bool accepting = false;
     if (qp) {

@@ -218,6 +218,11 @@ class Device final : public Port {
     void count_qp_in_error(uint32_t context);
     // QP owned by `context` or nullptr.
     std::shared_ptr<Qp> find_qp(uint32_t context, uint32_t number) const;
+    // find_qp(number) for a packet's delivery: within a drain, the QP found for an earlier
+    // packet of the drain without the table lock or a reference count
+    // (Fabric::drain_memo holds it until the drain ends); the caller checks `destroyed`
+    // under the QP's lock as after any lookup. `hold` owns the QP outside a drain.
+    Qp *find_qp_for_delivery(uint32_t number, std::shared_ptr<Qp> &hold) const;
     // Contexts attached by one consumer process (AttachRequest::process_id: getpid() in
     // embedded mode, the kernel's SO_PEERCRED pid in daemon mode) are handles of one
     // interface opened by one driver (WskOpenNdkAdapter called several times). Their

@@ -32,6 +32,14 @@ struct Outbox {
     std::vector<Item> items;
     size_t next = 0;  // items[next..] are queued; drain() takes them from here
     bool draining = false;
+    // Fabric::drain_memo's slots, emptied when the drain ends.
+    struct Memo {
+        const void *owner = nullptr;
+        uint64_t key = 0;
+        std::shared_ptr<void> value;
+    };
+    std::array<Memo, 4> memo{};
+    uint32_t memo_next = 0;  // the slot a miss takes (round robin)
 };
 thread_local Outbox tls_outbox;
 
@@ -243,26 +251,51 @@ void Fabric::drain() {
     Outbox &box = tls_outbox;
     if (box.draining) return;
     box.draining = true;
-    while (box.next < box.items.size()) {
-        // Moved out first: handling it may queue more, and the vector may grow.
-        Item item = std::move(box.items[box.next++]);
-        if (box.next == box.items.size()) {
-            box.items.clear();  // keeps the capacity
-            box.next = 0;
-        } else if (box.next >= 4096 && 2 * box.next >= box.items.size()) {
-            // A queue that never empties: drop the taken half now and then.
-            box.items.erase(box.items.begin(), box.items.begin() + box.next);
-            box.next = 0;
+    for (;;) {
+        while (box.next < box.items.size()) {
+            // Moved out first: handling it may queue more, and the vector may grow.
+            Item item = std::move(box.items[box.next++]);
+            if (box.next == box.items.size()) {
+                box.items.clear();  // keeps the capacity
+                box.next = 0;
+            } else if (box.next >= 4096 && 2 * box.next >= box.items.size()) {
+                // A queue that never empties: drop the taken half now and then.
+                box.items.erase(box.items.begin(), box.items.begin() + box.next);
+                box.next = 0;
+            }
+            if (auto *p = std::get_if<PacketItem>(&item)) {
+                FabricAccess::deliver(*p->fabric, p->packet, p->local_only);
+            } else if (auto *c = std::get_if<CmItem>(&item)) {
+                FabricAccess::deliver_cm(*c->fabric, c->message, c->local_only);
+            } else {
+                std::get<std::function<void()>>(item)();
+            }
         }
-        if (auto *p = std::get_if<PacketItem>(&item)) {
-            FabricAccess::deliver(*p->fabric, p->packet, p->local_only);
-        } else if (auto *c = std::get_if<CmItem>(&item)) {
-            FabricAccess::deliver_cm(*c->fabric, c->message, c->local_only);
-        } else {
-            std::get<std::function<void()>>(item)();
-        }
+        // Let go of what the drain held. The last reference to an object may go here, and
+        // whatever its destruction queues is delivered by this drain, not left behind.
+        auto held = std::exchange(box.memo, {});
+        held = {};
+        if (box.next >= box.items.size()) break;
     }
     box.draining = false;
+}
+
+std::shared_ptr<void> *Fabric::drain_memo(const void *owner, uint64_t key) {
+    Outbox &box = tls_outbox;
+    if (!box.draining) return nullptr;
+    for (auto &m : box.memo) {
+        if (m.owner == owner && m.key == key) return &m.value;
+    }
+    auto &slot = box.memo[box.memo_next];
+    box.memo_next = (box.memo_next + 1) % box.memo.size();
+    slot = {owner, key, nullptr};
+    return &slot.value;
+}
+
+void Fabric::forget_drain_memo(const void *owner) {
+    for (auto &m : tls_outbox.memo) {
+        if (m.owner == owner) m = {};
+    }
 }
 
 void Fabric::deliver(Packet &packet, bool local_only) {

@@ -175,6 +175,71 @@ TEST_CASE("work queued faster than it drains still runs once each and in order",
     CHECK(ran.size() == 20'000);
 }
 
+TEST_CASE("the drain memo keeps nothing outside a drain", "[fabric][trampoline][memo]") {
+    int owner = 0;
+    CHECK(Fabric::drain_memo(&owner, 7) == nullptr);
+}
+
+TEST_CASE("the drain memo holds what a delivery stored until its drain ends",
+          "[fabric][trampoline][memo]") {
+    int owner = 0, other_owner = 0;
+    auto object = std::make_shared<int>(42);
+    std::weak_ptr<int> watch = object;
+    bool second_lookup_hit = false, other_key_empty = false, other_owner_empty = false;
+    Fabric::defer([&] {
+        std::shared_ptr<void> *slot = Fabric::drain_memo(&owner, 7);
+        REQUIRE(slot != nullptr);
+        CHECK(*slot == nullptr);  // first time in this drain: for the caller to fill
+        *slot = std::move(object);
+    });
+    Fabric::defer([&] {
+        std::shared_ptr<void> *slot = Fabric::drain_memo(&owner, 7);
+        second_lookup_hit =
+            slot != nullptr && slot->get() != nullptr && *static_cast<int *>(slot->get()) == 42;
+        other_key_empty = *Fabric::drain_memo(&owner, 8) == nullptr;
+        other_owner_empty = *Fabric::drain_memo(&other_owner, 7) == nullptr;
+        CHECK_FALSE(watch.expired());  // still held, by the memo alone
+    });
+    Fabric::drain();
+    CHECK(second_lookup_hit);
+    CHECK(other_key_empty);
+    CHECK(other_owner_empty);
+    CHECK(watch.expired());  // let go when the drain ended
+    CHECK(Fabric::drain_memo(&owner, 7) == nullptr);
+}
+
+TEST_CASE("what the memo's last reference queues as it goes is delivered by the same drain",
+          "[fabric][trampoline][memo]") {
+    int owner = 0;
+    bool ran = false;
+    // Its destructor queues work, as an object's teardown may.
+    std::shared_ptr<void> queues_on_destruction(new int(0), [&ran](void *object) {
+        delete static_cast<int *>(object);
+        Fabric::defer([&ran] { ran = true; });
+    });
+    Fabric::defer([&] { *Fabric::drain_memo(&owner, 1) = std::move(queues_on_destruction); });
+    Fabric::drain();
+    CHECK(ran);
+}
+
+TEST_CASE("an owner's memo slots can be let go of inside the drain", "[fabric][trampoline][memo]") {
+    int owner = 0, other_owner = 0;
+    auto mine = std::make_shared<int>(1), theirs = std::make_shared<int>(2);
+    std::weak_ptr<int> watch_mine = mine, watch_theirs = theirs;
+    bool mine_gone = false, theirs_kept = false;
+    Fabric::defer([&] {
+        *Fabric::drain_memo(&owner, 1) = std::move(mine);
+        *Fabric::drain_memo(&other_owner, 1) = std::move(theirs);
+        Fabric::forget_drain_memo(&owner);
+        mine_gone = watch_mine.expired();
+        theirs_kept = !watch_theirs.expired();
+    });
+    Fabric::drain();
+    CHECK(mine_gone);
+    CHECK(theirs_kept);
+    CHECK(watch_theirs.expired());
+}
+
 TEST_CASE("a run splits into its packets with their opcodes, PSNs, payloads, times and AckReq",
           "[fabric][coalescing]") {
     std::vector<uint8_t> bytes(2 * 1024 + 100);
