@@ -878,3 +878,46 @@ TEST_CASE("The control page counts this context's QPs that enter ERROR, once eac
     CHECK(in_error(d) == 2);
     CHECK(in_error(other) == 0);  // another context's page is its own
 }
+
+TEST_CASE(
+    "A QP destroyed between two packets of one drain takes neither, and is freed as "
+    "the drain ends",
+    "[device][fabric][memo]") {
+    // Deliveries within one drain reuse the QP an earlier packet of the drain found
+    // (Fabric::drain_memo): the second WRITE below reaches the responder after its QP
+    // was destroyed, in the same drain as the first, and must be dropped as a packet to
+    // a destroyed QP is; and nothing may keep the QP once the drain is over.
+    ConnectedPair p;
+    Buffer local(256), remote(256);
+    std::memset(local.data(), 0xAB, 64);
+    auto mr_a = p.a->register_mr(p.pd_a, local.data(), local.size());
+    auto mr_b = p.b->register_mr(p.pd_b, remote.data(), remote.size());
+    SendOptions w;
+    w.remote_address = remote.addr();
+    w.remote_token = mr_b.token;
+    std::weak_ptr<Qp> responder = p.dev_b->find_qp(p.qp_b->number);
+    REQUIRE_FALSE(responder.expired());
+    const uint64_t dropped_before = p.dev_b->counters().get(Counter::dropped_pkts);
+    int32_t destroyed = -1;
+
+    Fabric::defer([&] {
+        // Inside the drain: the first WRITE's packet is queued (the nested drain of the
+        // doorbell does nothing), and after it the task that destroys the QP and posts
+        // the second WRITE.
+        p.a->post_send(*p.qp_a, hw::WqeOpcode::kRdmaWrite, {{local.addr(), 32, mr_a.token}}, w);
+        Fabric::defer([&] {
+            destroyed = p.b->object_command(hw::CommandOpcode::kDestroyQp, p.qp_b->number);
+            SendOptions second = w;
+            second.remote_address = remote.addr() + 32;
+            p.a->post_send(*p.qp_a, hw::WqeOpcode::kRdmaWrite,
+                           {{local.addr() + 32, 32, mr_a.token}}, second);
+        });
+    });
+    Fabric::drain();
+
+    CHECK(destroyed == 0);
+    CHECK(remote.data()[0] == 0xAB);   // the first WRITE landed
+    CHECK(remote.data()[32] == 0x00);  // the second did not
+    CHECK(p.dev_b->counters().get(Counter::dropped_pkts) == dropped_before + 1);
+    CHECK(responder.expired());  // nothing holds the QP once the drain is over
+}
