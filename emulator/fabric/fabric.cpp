@@ -271,10 +271,10 @@ void Fabric::drain() {
                 std::get<std::function<void()>>(item)();
             }
         }
-        // Let go of what the drain held. The last reference to an object may go here, and
-        // whatever its destruction queues is delivered by this drain, not left behind.
-        auto held = std::exchange(box.memo, {});
-        held = {};
+        // Let go of what the drain held: taken out of the memo first, so that a teardown
+        // finds it empty. The last reference to an object may go here, and whatever its
+        // destruction queues is delivered by this drain, not left behind.
+        { auto released = std::exchange(box.memo, {}); }
         if (box.next >= box.items.size()) break;
     }
     box.draining = false;
